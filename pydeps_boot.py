@@ -1,0 +1,195 @@
+"""Third-party libraries for the tools, installed on demand into ``tools/pydeps``.
+
+``ensure("openpyxl")`` returns the imported module. When it is already there (the usual case, or an
+installer's offline ``pydeps/``) nothing touches the network. Otherwise it runs
+``pip install --target`` with a pinned version range into a private staging folder, under a
+cross-process lock, within 50 s, and only then moves the result into ``pydeps/``: an interrupted or
+failed install leaves nothing half-present, and two tools installing at once get one good copy.
+On failure the Chinese error gives the exact command to run by hand.
+
+``python3 pydeps_boot.py install-all`` (or ``python3 xla.py deps``) pre-installs every library.
+"""
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from xla_lock import FileLock  # noqa: E402
+
+PYDEPS = os.path.join(ROOT, "tools", "pydeps")
+LOCK_PATH = os.path.join(ROOT, "tools", ".pydeps.lock")
+INSTALL_TIMEOUT = 50
+
+# module name -> pip requirement. Ranges are the versions the tools are tested with.
+PINS = {
+    "openpyxl": "openpyxl>=3.1.2,<3.2",
+    "xlrd": "xlrd>=2.0.1,<2.1",
+    "xlwt": "xlwt>=1.3.0,<1.4",
+    "pypdf": "pypdf>=4.0,<8",
+    "olefile": "olefile>=0.46,<0.48",
+}
+
+
+class DependencyError(Exception):
+    """The library is missing and could not be installed; the message is Chinese and actionable."""
+
+
+def _add_path():
+    if os.path.isdir(PYDEPS) and PYDEPS not in sys.path:
+        sys.path.insert(0, PYDEPS)
+
+
+def manual_command(requirements):
+    return "pip3 install --target \"%s\" %s" % (PYDEPS, " ".join('"%s"' % r for r in requirements))
+
+
+def _try_import(module):
+    importlib.invalidate_caches()
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        sys.modules.pop(module, None)
+        return None
+
+
+def ensure(module, requirement=None):
+    """Import ``module``, installing it into tools/pydeps first if needed. Raises DependencyError."""
+    _add_path()
+    found = _try_import(module)
+    if found is not None:
+        return found
+    requirement = requirement or PINS.get(module, module)
+    install([requirement])
+    found = _try_import(module)
+    if found is None:
+        raise DependencyError("第三方库 %s 安装后仍无法导入。请手动执行：%s" % (module, manual_command([requirement])))
+    return found
+
+
+def install(requirements, timeout=INSTALL_TIMEOUT):
+    """pip-install ``requirements`` into pydeps/ (staging + move, under the lock)."""
+    try:
+        lock = FileLock(LOCK_PATH, timeout=timeout).acquire()
+    except TimeoutError:
+        raise DependencyError("另一个工具正在安装第三方库，等待超时。请稍后重试，或手动执行：%s" % manual_command(requirements))
+    try:
+        _add_path()
+        # Someone else may have installed it while we waited for the lock.
+        missing = [r for r in requirements if _module_for(r) is None or _try_import(_module_for(r)) is None]
+        if not missing:
+            return
+        _clean_stale_staging()
+        staging = os.path.join(ROOT, "tools", "pydeps.staging-%d" % os.getpid())
+        shutil.rmtree(staging, ignore_errors=True)
+        cmd = [sys.executable, "-m", "pip", "install", "--target", staging, "--disable-pip-version-check",
+               "--no-input", "--no-warn-script-location", "--retries", "1", "--timeout", "15"] + missing
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env["PIP_NO_INPUT"] = "1"
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise DependencyError("自动安装 %s 超过 %d 秒未完成（网络慢或不通）。请手动执行：%s" % (
+                "、".join(missing), timeout, manual_command(missing)))
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise DependencyError("无法启动 pip（%s）。请手动执行：%s" % (exc, manual_command(missing)))
+        if proc.returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise DependencyError("自动安装 %s 失败：%s。请确认网络可用后手动执行：%s" % (
+                "、".join(missing), _pip_reason(proc.stderr.decode("utf-8", "replace")), manual_command(missing)))
+        _move_into_place(staging)
+    finally:
+        lock.release()
+
+
+def _module_for(requirement):
+    for module, req in PINS.items():
+        if req == requirement:
+            return module
+    name = requirement
+    for sep in "<>=!~;[ ":
+        name = name.split(sep)[0]
+    return name.replace("-", "_") or None
+
+
+def _pip_reason(stderr):
+    text = stderr.strip()
+    if "No module named pip" in text:
+        return "本机 Python 没有 pip"
+    for needle, reason in (("No matching distribution", "找不到匹配的版本"),
+                           ("Could not find a version", "找不到匹配的版本"),
+                           ("NewConnectionError", "连不上软件源"), ("Connection refused", "连不上软件源"),
+                           ("Name or service not known", "网络不可用"), ("Temporary failure", "网络不可用"),
+                           ("timed out", "网络超时"), ("SSLError", "HTTPS 证书校验失败"),
+                           ("Permission denied", "没有写入权限")):
+        if needle in text:
+            return reason
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return (lines[-1] if lines else "pip 没有给出原因")[:300]
+
+
+def _move_into_place(staging):
+    """Move each top-level entry of the staging folder into pydeps/. Packages first, metadata last,
+    so a half-finished move is seen as "not installed" and redone, never as a broken import."""
+    os.makedirs(PYDEPS, exist_ok=True)
+    entries = sorted(os.listdir(staging), key=lambda n: n.endswith((".dist-info", ".egg-info")))
+    for name in entries:
+        if name in ("bin", "__pycache__"):
+            continue
+        src, dst = os.path.join(staging, name), os.path.join(PYDEPS, name)
+        if os.path.exists(dst):
+            old = dst + ".old-%d" % os.getpid()
+            os.replace(dst, old)
+            os.replace(src, dst)
+            shutil.rmtree(old, ignore_errors=True) if os.path.isdir(old) else os.unlink(old)
+        else:
+            os.replace(src, dst)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _clean_stale_staging():
+    folder = os.path.join(ROOT, "tools")
+    for name in os.listdir(folder):
+        if name.startswith("pydeps.staging-"):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    if os.path.isdir(PYDEPS):
+        for name in os.listdir(PYDEPS):
+            if ".old-" in name:
+                path = os.path.join(PYDEPS, name)
+                shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
+
+
+def install_all():
+    """Pre-install every pinned library (CI, and the installer's offline pydeps/)."""
+    _add_path()
+    missing = [req for mod, req in PINS.items() if _try_import(mod) is None or
+               not os.path.exists(os.path.join(PYDEPS, mod))]
+    if missing:
+        install(missing, timeout=300)
+    return sorted(PINS)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] != ["install-all"]:
+        print("用法：python3 pydeps_boot.py install-all")
+        return 2
+    try:
+        names = install_all()
+    except DependencyError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print("已就绪：%s（%s）" % ("、".join(names), PYDEPS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Shared test helpers: every tool test spawns the real script the way the assistant does."""
+import os
+import re
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import xla_host  # noqa: E402
+
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A private HOME for the tool (workspace, backups and logs land here, never in the real one)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def run(home):
+    """``run("calc_table", {...})`` -> xla_host.RunResult, spawned as the assistant does."""
+    def _run(name, args=None, **kwargs):
+        kwargs.setdefault("home", str(home))
+        return xla_host.run_tool(name, args, **kwargs)
+    return _run
+
+
+def assert_contract(result, limit=20000):
+    """The host contract, for any answer: one JSON object with boolean ok; failures are Chinese,
+    exit non-zero, the same message on stderr; no traceback; within the output cap."""
+    assert not result.timed_out, "tool timed out"
+    assert len(result.stdout) <= limit, "stdout is %d chars" % len(result.stdout)
+    assert "Traceback (most recent call last)" not in result.stdout + result.stderr, result.stderr[-2000:]
+    import json
+    data = json.loads(result.stdout)
+    assert isinstance(data, dict) and isinstance(data.get("ok"), bool), result.stdout[:500]
+    if data["ok"]:
+        assert result.exit_code == 0
+    else:
+        assert result.exit_code != 0
+        assert isinstance(data.get("error"), str) and CJK.search(data["error"]), data
+        assert data["error"].strip() in result.stderr
+    return data

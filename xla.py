@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""xla-tools command line: the one entry point for people.
+
+    python3 xla.py check                 validate tools.json as the assistant does
+    python3 xla.py list                  the tools, one line each
+    python3 xla.py schema                the manifest as a function-calling tool list (JSON)
+    python3 xla.py run NAME [JSON]       run a tool like the assistant (JSON from the argument or stdin)
+                 [--save-images DIR] [--timeout S]
+    python3 xla.py deps                  pre-install every third-party library into tools/pydeps
+    python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
+                                         update ~/.xla-tools to the newest released tag
+    python3 xla.py selftest [pytest args] install what the tests need into .venv and run them all
+"""
+import json
+import os
+import subprocess
+import sys
+import unicodedata
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, ROOT)
+
+import xla_manifest  # noqa: E402
+
+TEST_REQUIREMENTS = ["pytest>=7", "vermin>=1.5"]
+
+
+def _print_json(obj):
+    print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def cmd_check(_args):
+    data, problems = xla_manifest.load_manifest(ROOT)
+    if problems:
+        print("tools.json 未通过检查（助手会拒绝整个清单，沿用上一版）：", file=sys.stderr)
+        for p in problems:
+            print("  - " + p, file=sys.stderr)
+        return 1
+    print("tools.json 检查通过：%d 个工具" % len(data["tools"]))
+    return 0
+
+
+def _width(text):
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def cmd_list(_args):
+    data, problems = xla_manifest.load_manifest(ROOT)
+    if data is None:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    tools = data.get("tools", [])
+    name_w = max([len(t.get("name", "")) for t in tools] + [4])
+    for tool in tools:
+        props = (tool.get("parameters") or {}).get("properties") or {}
+        required = set((tool.get("parameters") or {}).get("required") or [])
+        params = ", ".join(k + ("*" if k in required else "") for k in props)
+        summary = tool.get("description", "").split("。")[0]
+        if _width(summary) > 60:
+            while _width(summary) > 58:
+                summary = summary[:-1]
+            summary += "…"
+        print("%-*s  %s\n%*s  参数：%s" % (name_w, tool.get("name"), summary, name_w, "", params or "（无）"))
+    print("\n共 %d 个工具（* 为必填参数）" % len(tools))
+    return 1 if problems else 0
+
+
+def cmd_schema(_args):
+    data, problems = xla_manifest.load_manifest(ROOT)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    _print_json(xla_manifest.function_schema(data))
+    return 0
+
+
+def cmd_run(args):
+    import xla_host
+    save_dir, timeout, rest = None, xla_host.TIMEOUT, []
+    it = iter(args)
+    for a in it:
+        if a == "--save-images":
+            save_dir = next(it, None)
+        elif a == "--timeout":
+            timeout = float(next(it, xla_host.TIMEOUT))
+        else:
+            rest.append(a)
+    if not rest:
+        print("用法：python3 xla.py run 工具名 ['{\"参数\": ...}']", file=sys.stderr)
+        return 2
+    name = rest[0]
+    raw = rest[1] if len(rest) > 1 else (sys.stdin.read() if not sys.stdin.isatty() else "")
+    try:
+        params = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
+        return 2
+    result = xla_host.run_tool(name, params, timeout=timeout)
+    answer = result.answer()
+    if result.ok and result.cut:
+        print(result.text)
+    else:
+        _print_json(answer)
+    if result.images:
+        paths = xla_host.save_images(result, save_dir) if save_dir else []
+        print("（结果带 %d 张图片%s）" % (len(result.images), "，已保存：" + "、".join(paths) if paths else
+              "；加 --save-images 目录 可保存"), file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def cmd_deps(_args):
+    import pydeps_boot
+    return pydeps_boot.main(["install-all"])
+
+
+def cmd_sync(args):
+    import xla_sync
+    return xla_sync.main(args)
+
+
+def cmd_selftest(args):
+    """Fresh-clone test run: a .venv with the test requirements, every tool library in
+    tools/pydeps, then pytest over tests/. Used as is by .ci/run."""
+    venv = os.path.join(ROOT, ".venv")
+    py = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
+    steps = []
+    if not os.path.exists(py):
+        steps.append([sys.executable, "-m", "venv", venv])
+    steps.append([py, "-m", "pip", "install", "-q", "--disable-pip-version-check"] + TEST_REQUIREMENTS)
+    steps.append([py, os.path.join(ROOT, "pydeps_boot.py"), "install-all"])
+    for step in steps:
+        print("$ " + " ".join(step), flush=True)
+        code = subprocess.call(step, cwd=ROOT)
+        if code != 0:
+            print("准备测试环境失败（上一步退出码 %d）" % code, file=sys.stderr)
+            return code
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tools", "pydeps")])
+    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests")] + list(args)
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=ROOT, env=env)
+
+
+COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": cmd_run, "deps": cmd_deps,
+            "sync": cmd_sync, "selftest": cmd_selftest}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__.strip())
+        return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
+    try:
+        return COMMANDS[argv[0]](argv[1:])
+    except KeyboardInterrupt:
+        print("已取消", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

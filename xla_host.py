@@ -1,0 +1,322 @@
+"""The reference host: runs a tool exactly as the assistant does. Importable, so the CLI (xla.py),
+the tests and any later adapter share one code path.
+
+The contract it enforces (rules.md section 2):
+- ``python3 -X utf8 -u tools/<script>``, working directory ``tools/``, environment only ``PATH``,
+  ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (plus what Windows needs to start Python);
+- undeclared argument keys dropped, the rest type-checked against the manifest before spawning;
+- 60 s, then the whole process tree is killed; at most 2 runs at once across processes;
+- 1 MB cap on captured output (past it the child is killed and the result says so);
+- images are taken out of the result before stdout is cut at 20,000 characters; errors are cut at
+  2,000 characters; stderr is the error when the exit code is non-zero or stdout is empty;
+- Ctrl+C kills the child tree (no orphans);
+- one JSON line per run appended to ``~/.xla/logs/``.
+"""
+import base64
+import datetime
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import xla_manifest
+from xla_lock import FileLock
+
+TIMEOUT = 60
+MAX_PARALLEL = 2
+OUTPUT_LIMIT = 20000
+ERROR_LIMIT = 2000
+CAPTURE_LIMIT = 1024 * 1024
+LOG_STRING_LIMIT = 200
+QUEUE_TIMEOUT = 300
+
+
+class RunResult:
+    """What one run gave. ``text`` is what the model receives; ``data`` the parsed JSON (images removed)."""
+
+    def __init__(self, tool):
+        self.tool = tool
+        self.ok = False
+        self.data = None
+        self.text = ""
+        self.error = None
+        self.images = []
+        self.exit_code = None
+        self.stdout = ""
+        self.stderr = ""
+        self.duration = 0.0
+        self.timed_out = False
+        self.output_capped = False
+        self.cut = False
+
+    def answer(self):
+        """The JSON object the host hands to the model."""
+        if self.ok:
+            return self.data if self.data is not None else {"ok": True}
+        out = {"ok": False, "error": self.error or "工具失败"}
+        if isinstance(self.data, dict):
+            for key, value in self.data.items():
+                out.setdefault(key, value)
+            out["ok"], out["error"] = False, self.error or out.get("error")
+        return out
+
+
+def _home(home=None):
+    return home or os.environ.get("HOME") or os.environ.get("USERPROFILE") or os.path.expanduser("~")
+
+
+def tool_env(root, home, extra_env=None):
+    """The child's whole environment: nothing of the caller's leaks in except PATH."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home,
+           "PYTHONPATH": os.path.join(root, "tools", "pydeps")}
+    if os.name == "nt":  # pragma: no cover - Python cannot start on Windows without these
+        for key in ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT", "USERPROFILE"):
+            if key in os.environ:
+                env[key] = os.environ[key]
+    env.update(extra_env or {})
+    return env
+
+
+def python_command():
+    """The interpreter the assistant would start: ``python3`` on PATH (``python`` on Windows)."""
+    return shutil.which("python3") or shutil.which("python") or sys.executable
+
+
+def _kill_tree(proc):
+    if proc.poll() is None or os.name != "nt":
+        if os.name == "nt":  # pragma: no cover
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    try:
+        proc.kill()
+    except OSError:
+        pass
+
+
+class _Capture(threading.Thread):
+    """Reads one pipe into memory; shares a byte budget with its sibling so the sum stays capped."""
+
+    def __init__(self, pipe, budget):
+        super().__init__(daemon=True)
+        self.pipe, self.budget, self.chunks = pipe, budget, []
+
+    def run(self):
+        try:
+            while True:
+                chunk = self.pipe.read1(65536) if hasattr(self.pipe, "read1") else self.pipe.read(65536)
+                if not chunk:
+                    break
+                with self.budget["lock"]:
+                    room = CAPTURE_LIMIT - self.budget["used"]
+                    self.budget["used"] += len(chunk)
+                    if len(chunk) > room:
+                        self.chunks.append(chunk[:max(room, 0)])
+                        self.budget["over"] = True
+                        continue
+                self.chunks.append(chunk)
+        except (OSError, ValueError):
+            pass
+
+    def text(self):
+        return b"".join(self.chunks).decode("utf-8", "replace")
+
+
+def _acquire_slot(home, max_parallel, queue_timeout):
+    folder = os.path.join(home, ".xla", "run")
+    deadline = time.monotonic() + queue_timeout
+    while True:
+        for i in range(max_parallel):
+            lock = FileLock(os.path.join(folder, "slot-%d.lock" % i))
+            if lock.try_acquire():
+                return lock
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
+
+
+def _shorten(value):
+    if isinstance(value, str) and len(value) > LOG_STRING_LIMIT:
+        return value[:LOG_STRING_LIMIT] + "…(%d 字)" % len(value)
+    if isinstance(value, list):
+        return [_shorten(v) for v in value[:50]]
+    if isinstance(value, dict):
+        return {k: _shorten(v) for k, v in value.items()}
+    return value
+
+
+def audit(home, tool, args, result):
+    """Append one JSON line about this run to ~/.xla/logs/runs-YYYYMMDD.jsonl; never fails the run."""
+    try:
+        folder = os.path.join(home, ".xla", "logs")
+        os.makedirs(folder, exist_ok=True)
+        now = datetime.datetime.now()
+        line = json.dumps({"time": now.isoformat(timespec="seconds"), "tool": tool, "args": _shorten(args),
+                           "duration": round(result.duration, 3), "ok": result.ok, "exit_code": result.exit_code,
+                           "error": (result.error or None) and result.error[:300]}, ensure_ascii=False)
+        with open(os.path.join(folder, "runs-%s.jsonl" % now.strftime("%Y%m%d")), "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass
+
+
+def _finish(result, stdout, stderr):
+    result.stdout, result.stderr = stdout, stderr
+    parsed = None
+    body = stdout.strip()
+    if body:
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+    if isinstance(parsed, dict):
+        images = parsed.pop("images", None)
+        if isinstance(images, list):
+            result.images = [im for im in images if isinstance(im, dict)]
+            body = json.dumps(parsed, ensure_ascii=False)
+        result.data = parsed
+    if len(body) > OUTPUT_LIMIT:
+        body, result.cut = body[:OUTPUT_LIMIT], True
+    result.text = body
+    if result.timed_out:
+        result.error = "工具运行超过 %d 秒被终止。请缩小范围（分段、筛选）后重试" % TIMEOUT
+    elif result.output_capped:
+        result.error = "工具输出超过 1MB，已被终止。这是工具的缺陷：它应当分页输出"
+    elif result.exit_code != 0 or not body:
+        err = stderr.strip()
+        if not err and isinstance(parsed, dict):
+            err = str(parsed.get("error") or "")
+        result.error = err or "工具异常退出（退出码 %s），没有任何输出" % result.exit_code
+    elif not isinstance(parsed, dict) or not isinstance(parsed.get("ok"), bool):
+        result.error = "工具的输出不是带 ok 字段的 JSON 对象" + ("（输出超过 %d 字被截断）" % OUTPUT_LIMIT if result.cut else "")
+    elif not parsed["ok"]:
+        result.error = str(parsed.get("error") or stderr.strip() or "工具失败，但没有给出原因")
+    else:
+        result.ok = True
+    if result.error and len(result.error) > ERROR_LIMIT:
+        result.error = result.error[:ERROR_LIMIT]
+    return result
+
+
+def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIMEOUT, python=None,
+             max_parallel=MAX_PARALLEL, queue_timeout=QUEUE_TIMEOUT, log=True, raw_input=None):
+    """Run tool ``name`` with ``args`` (a dict) like the assistant; returns a RunResult.
+
+    ``raw_input`` (bytes/str) bypasses argument checking and is sent to stdin as is: tests use it to
+    show that a script itself survives broken input."""
+    root = os.path.abspath(root or xla_manifest.root_dir())
+    home = _home(home)
+    result = RunResult(name)
+    data, problems = xla_manifest.load_manifest(root)
+    tool = xla_manifest.find_tool(data, name)
+    if tool is None:
+        result.error = "没有名为 %s 的工具。可用：%s" % (name, "、".join(
+            t.get("name", "?") for t in (data or {}).get("tools", [])) or "（清单为空）")
+        return result
+    if raw_input is None:
+        try:
+            clean = xla_manifest.validate_args(tool, args if args is not None else {})
+        except xla_manifest.ArgumentError as exc:
+            result.error = str(exc)
+            result.exit_code = 2
+            if log:
+                audit(home, name, args, result)
+            return result
+        stdin_bytes = json.dumps(clean, ensure_ascii=False).encode("utf-8")
+    else:
+        clean = args
+        stdin_bytes = raw_input.encode("utf-8") if isinstance(raw_input, str) else raw_input
+    script = xla_manifest.script_path(tool, root)
+    slot = _acquire_slot(home, max_parallel, queue_timeout)
+    if slot is None:
+        result.error = "同时运行的工具已达上限（%d 个），排队超时，请稍后重试" % max_parallel
+        return result
+    started = time.monotonic()
+    try:
+        _spawn(result, [python or python_command(), "-X", "utf8", "-u", script], os.path.join(root, "tools"),
+               tool_env(root, home, extra_env), stdin_bytes, timeout)
+    finally:
+        slot.release()
+        result.duration = time.monotonic() - started
+    if log:
+        audit(home, name, clean, result)
+    return result
+
+
+def _spawn(result, cmd, cwd, env, stdin_bytes, timeout):
+    kwargs = {}
+    if os.name == "nt":  # pragma: no cover
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, **kwargs)
+    except OSError as exc:
+        result.error = "无法启动 Python（%s）：%s" % (cmd[0], exc)
+        return result
+    budget = {"lock": threading.Lock(), "used": 0, "over": False}
+    readers = [_Capture(proc.stdout, budget), _Capture(proc.stderr, budget)]
+    for reader in readers:
+        reader.start()
+
+    def feed():
+        try:
+            proc.stdin.write(stdin_bytes)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+    threading.Thread(target=feed, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    try:
+        while proc.poll() is None:
+            if budget["over"]:
+                result.output_capped = True
+                break
+            if time.monotonic() >= deadline:
+                result.timed_out = True
+                break
+            try:
+                proc.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                pass
+    except KeyboardInterrupt:
+        _kill_tree(proc)
+        raise
+    finally:
+        _kill_tree(proc)            # also reaps grandchildren left behind by a finished tool
+        proc.wait()
+    for reader in readers:
+        reader.join(timeout=5)
+    result.output_capped = result.output_capped or budget["over"]
+    result.exit_code = proc.returncode
+    return _finish(result, readers[0].text(), readers[1].text())
+
+
+def save_images(result, folder):
+    """Write a result's images to ``folder``; returns the paths."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for i, image in enumerate(result.images):
+        name = os.path.basename(str(image.get("name") or "image-%d.png" % (i + 1))) or "image-%d.png" % (i + 1)
+        try:
+            raw = base64.b64decode(image.get("data") or "", validate=False)
+        except (ValueError, TypeError):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, "wb") as fh:
+            fh.write(raw)
+        paths.append(path)
+    return paths

@@ -1,0 +1,250 @@
+"""The tool manifest (tools.json): loading, validating, and checking call arguments.
+
+One module, used by three callers that must agree exactly: the reference host (``xla.py check`` /
+``run``), the tool runtime inside every script (so a script run by hand checks its input the same
+way), and the tag sync (a new version whose manifest fails here is never switched to).
+"""
+import json
+import os
+
+ALLOWED_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+TOOLS_DIR = "tools"
+MAX_STRING_ECHO = 60
+
+
+class ManifestError(Exception):
+    """The manifest cannot be used; ``problems`` lists every reason, not just the first."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class ArgumentError(Exception):
+    """Call arguments do not match a tool's schema. The message is Chinese and says what to send."""
+
+
+def root_dir():
+    """The checkout this module lives in (``tools.json`` sits beside it)."""
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def load_manifest(root=None):
+    """Read tools.json and return (manifest dict, list of problems). Never raises for bad content."""
+    root = root or root_dir()
+    path = os.path.join(root, "tools.json")
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return None, ["tools.json 不存在：%s" % path]
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, ["tools.json 不是合法的 JSON：%s" % exc]
+    return data, check_manifest_data(data, root)
+
+
+def check_manifest(root=None):
+    """Problems with the manifest under ``root`` (empty list = the assistant would load it)."""
+    return load_manifest(root)[1]
+
+
+def script_path(tool, root=None):
+    root = root or root_dir()
+    return os.path.join(root, TOOLS_DIR, tool.get("script") or "%s.py" % tool.get("name"))
+
+
+def _check_schema(where, schema, problems, depth=0):
+    if not isinstance(schema, dict):
+        problems.append("%s：参数定义必须是对象" % where)
+        return
+    typ = schema.get("type")
+    if typ not in ALLOWED_TYPES:
+        problems.append("%s：未知类型 %r（只允许 %s）" % (where, typ, "/".join(ALLOWED_TYPES)))
+        return
+    if "description" in schema and not isinstance(schema["description"], str):
+        problems.append("%s：description 必须是字符串" % where)
+    if "enum" in schema and not (isinstance(schema["enum"], list) and schema["enum"]):
+        problems.append("%s：enum 必须是非空数组" % where)
+    if typ == "array" and "items" in schema:
+        _check_schema(where + "[]", schema["items"], problems, depth + 1)
+    if typ == "object" and "properties" in schema:
+        props = schema["properties"]
+        if not isinstance(props, dict):
+            problems.append("%s：properties 必须是对象" % where)
+            return
+        for key, sub in props.items():
+            _check_schema("%s.%s" % (where, key), sub, problems, depth + 1)
+        req = schema.get("required", [])
+        if not isinstance(req, list) or any(r not in props for r in req if isinstance(r, str)) \
+                or not all(isinstance(r, str) for r in req):
+            problems.append("%s：required 里有未声明的参数" % where)
+
+
+def check_manifest_data(data, root=None):
+    """Validate a parsed manifest the way the assistant does; returns every problem found."""
+    root = os.path.realpath(root or root_dir())
+    tools_root = os.path.join(root, TOOLS_DIR)
+    problems = []
+    if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
+        return ['tools.json 顶层必须是 {"tools": [...]}']
+    seen = set()
+    for i, tool in enumerate(data["tools"]):
+        where = "tools[%d]" % i
+        if not isinstance(tool, dict):
+            problems.append("%s：必须是对象" % where)
+            continue
+        name = tool.get("name")
+        if not isinstance(name, str) or not name or not name.replace("_", "").isalnum() or not name.isascii():
+            problems.append("%s：name 必须是字母、数字、下划线组成的非空字符串" % where)
+            name = None
+        else:
+            where = name
+            if name in seen:
+                problems.append("%s：工具名重复" % name)
+            seen.add(name)
+        for key in ("description", "parameters"):
+            if key not in tool:
+                problems.append("%s：缺少 %s" % (where, key))
+        if "description" in tool and (not isinstance(tool["description"], str) or not tool["description"].strip()):
+            problems.append("%s：description 必须是非空字符串" % where)
+        params = tool.get("parameters")
+        if params is not None:
+            if not isinstance(params, dict) or params.get("type") != "object":
+                problems.append("%s：parameters 必须是 type 为 object 的 JSON Schema" % where)
+            else:
+                _check_schema(where + ".parameters", params, problems)
+        script = tool.get("script")
+        if script is not None and (not isinstance(script, str) or not script):
+            problems.append("%s：script 必须是非空字符串" % where)
+            continue
+        if name is None and script is None:
+            continue
+        rel = script or "%s.py" % name
+        if os.path.isabs(rel) or ".." in rel.replace("\\", "/").split("/"):
+            problems.append("%s：脚本路径 %s 必须是 tools/ 里的相对路径，不能含 .." % (where, rel))
+            continue
+        full = os.path.join(tools_root, rel)
+        real = os.path.realpath(full)
+        if not (real + os.sep).startswith(os.path.realpath(tools_root) + os.sep) or real == os.path.realpath(tools_root):
+            problems.append("%s：脚本 %s 解析到 tools/ 之外（链接出去了）" % (where, rel))
+        elif not os.path.isfile(real):
+            problems.append("%s：脚本 %s 不存在" % (where, rel))
+    return problems
+
+
+def find_tool(data, name):
+    for tool in (data or {}).get("tools", []):
+        if isinstance(tool, dict) and tool.get("name") == name:
+            return tool
+    return None
+
+
+def find_tool_by_script(data, filename):
+    for tool in (data or {}).get("tools", []):
+        if isinstance(tool, dict) and (tool.get("script") or "%s.py" % tool.get("name")) == filename:
+            return tool
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+_TYPE_NAMES = {"string": "字符串", "integer": "整数", "number": "数字", "boolean": "布尔值（true/false）",
+               "array": "数组", "object": "对象"}
+
+
+def _short(value):
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= MAX_STRING_ECHO else text[:MAX_STRING_ECHO] + "…"
+
+
+def _coerce(where, value, schema):
+    """Return ``value`` converted to the schema type, or raise ArgumentError.
+
+    Models often send ``"20"`` for an integer or ``"true"`` for a boolean; those unambiguous cases are
+    accepted, anything else is a clear error naming the parameter and the expected type.
+    """
+    typ = schema.get("type")
+    ok = True
+    if typ == "string":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        ok = isinstance(value, str)
+    elif typ == "integer":
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value.strip())
+        elif isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif typ == "number":
+        if isinstance(value, str):
+            try:
+                value = float(value.strip()) if value.strip() else value
+            except ValueError:
+                pass
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif typ == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            value = value.strip().lower() == "true"
+        ok = isinstance(value, bool)
+    elif typ == "array":
+        ok = isinstance(value, list)
+        if ok and isinstance(schema.get("items"), dict):
+            value = [_coerce("%s[%d]" % (where, i), v, schema["items"]) for i, v in enumerate(value)]
+    elif typ == "object":
+        ok = isinstance(value, dict)
+        if ok and isinstance(schema.get("properties"), dict):
+            value = _check_object(where, value, schema, drop_unknown=False)
+    if not ok:
+        raise ArgumentError("参数 %s 应为%s，收到的是 %s" % (where, _TYPE_NAMES.get(typ, typ), _short(value)))
+    if "enum" in schema and value not in schema["enum"]:
+        raise ArgumentError("参数 %s 只能取 %s，收到的是 %s" % (
+            where, " / ".join(json.dumps(e, ensure_ascii=False) for e in schema["enum"]), _short(value)))
+    for key, cmp, word in (("minimum", lambda a, b: a < b, "不能小于"), ("maximum", lambda a, b: a > b, "不能大于")):
+        if key in schema and isinstance(value, (int, float)) and not isinstance(value, bool) and cmp(value, schema[key]):
+            raise ArgumentError("参数 %s %s %s，收到的是 %s" % (where, word, schema[key], _short(value)))
+    return value
+
+
+def _check_object(where, args, schema, drop_unknown):
+    props = schema.get("properties") or {}
+    out = {}
+    for key, value in args.items():
+        if key not in props:
+            if not drop_unknown:
+                out[key] = value
+            continue
+        if value is None:           # JSON null = "not given": the default applies
+            continue
+        out[key] = _coerce("%s.%s" % (where, key) if where else key, value, props[key])
+    missing = [k for k in schema.get("required", []) if k not in out]
+    if missing:
+        raise ArgumentError("缺少必填参数：%s%s" % ("、".join(
+            ("%s.%s" % (where, k)) if where else k for k in missing), _describe(props, missing)))
+    return out
+
+
+def _describe(props, keys):
+    hints = []
+    for k in keys:
+        desc = (props.get(k) or {}).get("description", "")
+        if desc:
+            hints.append("%s：%s" % (k, desc.split("。")[0][:80]))
+    return "（" + "；".join(hints) + "）" if hints else ""
+
+
+def validate_args(tool, args):
+    """Drop undeclared keys, coerce safe cases, type-check; return clean args or raise ArgumentError."""
+    if not isinstance(args, dict):
+        raise ArgumentError("输入必须是一个 JSON 对象（{...}），收到的是 %s" % _short(args))
+    schema = tool.get("parameters") or {"type": "object", "properties": {}}
+    return _check_object("", args, schema, drop_unknown=True)
+
+
+def function_schema(data):
+    """The manifest as an OpenAI-style function-calling tool list."""
+    out = []
+    for tool in data.get("tools", []):
+        out.append({"type": "function", "function": {
+            "name": tool["name"], "description": tool["description"], "parameters": tool["parameters"]}})
+    return out
