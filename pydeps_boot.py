@@ -65,6 +65,7 @@ def ensure(module, requirement=None):
         return found
     requirement = requirement or PINS.get(module, module)
     install([requirement])
+    _add_path()
     found = _try_import(module)
     if found is None:
         raise DependencyError("第三方库 %s 安装后仍无法导入。请手动执行：%s" % (module, manual_command([requirement])))

@@ -5,6 +5,7 @@ One module, used by three callers that must agree exactly: the reference host (`
 way), and the tag sync (a new version whose manifest fails here is never switched to).
 """
 import json
+import math
 import os
 
 ALLOWED_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -173,7 +174,7 @@ def _coerce(where, value, schema):
     elif typ == "integer":
         if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
             value = int(value.strip())
-        elif isinstance(value, float) and value.is_integer():
+        elif isinstance(value, float) and math.isfinite(value) and value == int(value):
             value = int(value)
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif typ == "number":

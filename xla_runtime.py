@@ -90,7 +90,7 @@ def resolve_read(path, param="path", want="file"):
         path = os.path.join(workspace_dir(), path)
     path = os.path.normpath(path)
     if not os.path.exists(path):
-        raise ToolError("找不到 %s：%s。请确认路径和文件名（可先用 find_files 按名字查找）；"
+        raise ToolError("找不到%s：%s。请确认路径和文件名（可先用 find_files 按名字查找）；"
                         "相对路径按工作空间 %s 解析" % ("文件夹" if want == "dir" else "文件", raw, workspace_dir()))
     if want == "file" and os.path.isdir(path):
         raise ToolError("%s 是一个文件夹，不是文件。请给出文件夹里的具体文件（可先用 list_dir 查看）" % raw)
@@ -272,8 +272,9 @@ def read_input(stream=None):
 
 
 def tool_entry(script_file):
-    """This script's entry in tools.json (None when the script is not declared, e.g. in tests)."""
-    data, _problems = xla_manifest.load_manifest(ROOT)
+    """This script's entry in the tools.json one level above its folder (None when undeclared)."""
+    script_file = os.path.abspath(script_file)
+    data, _problems = xla_manifest.load_manifest(os.path.dirname(os.path.dirname(script_file)))
     return xla_manifest.find_tool_by_script(data, os.path.basename(script_file))
 
 
