@@ -66,7 +66,8 @@ def cases():
                 out += [(name, "missing_file_" + key, dict(base, **{key: "~/没有这个文件.xlsx"}), False),
                         (name, "directory_" + key, dict(base, **{key: "~"}), None),
                         (name, "garbage_file_" + key, dict(base, **{key: "@garbage"}), None),
-                        (name, "empty_file_" + key, dict(base, **{key: "@empty"}), None)]
+                        (name, "empty_file_" + key, dict(base, **{key: "@empty"}), None),
+                        (name, "unreadable_file_" + key, dict(base, **{key: "@unreadable"}), False)]
     return out
 
 
@@ -80,6 +81,14 @@ def materialise(args, home):
             path = os.path.join(str(home), "乱码.xlsx")
             with open(path, "wb") as fh:
                 fh.write(os.urandom(4096))
+            out[key] = path
+        elif value == "@unreadable":
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                pytest.skip("root reads every file: permissions cannot be tested as root")
+            path = os.path.join(str(home), "无权限.xlsx")
+            with open(path, "wb") as fh:
+                fh.write(b"PK")
+            os.chmod(path, 0)
             out[key] = path
         elif value == "@empty":
             path = os.path.join(str(home), "空文件.csv")
