@@ -303,8 +303,8 @@ def run(handler, script_file=None):
         result = handler(params)
         if not isinstance(result, dict):
             raise TypeError("handler returned %s" % type(result).__name__)
-        result = dict(result)
-        result["ok"] = bool(result.get("ok", True))
+        ok = bool(result.get("ok", True))
+        result = dict([("ok", ok)] + [(k, v) for k, v in result.items() if k != "ok"])
         if not result["ok"]:
             return _exit(_fail(result.get("error", ""), EXIT_FAILED, result))
         text = json_text(result)

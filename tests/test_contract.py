@@ -131,3 +131,10 @@ def test_description_is_chinese_and_says_what_comes_back(tool):
     assert len(desc) >= 40 and any("\u4e00" <= ch <= "\u9fff" for ch in desc)
     for key, schema in ((tool.get("parameters") or {}).get("properties") or {}).items():
         assert schema.get("description"), "%s.%s has no description" % (tool["name"], key)
+
+
+def test_readme_lists_every_tool_and_nothing_else():
+    import re
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    listed = set(re.findall(r"\[`(\w+)`\]\(tools/\w+\.py\)", readme))
+    assert listed == {t["name"] for t in TOOLS}
