@@ -1,0 +1,170 @@
+"""Benchmark of calc_table: whole-process time and peak memory of a real group-by on big ledgers.
+
+Why: the host kills a tool at 60 s on the user's laptop, and ledgers reach Excel's 1,048,576-row
+limit. This measures exactly what the assistant would run — ``python3 -X utf8 -u calc_table.py``
+in ``tools/`` with the JSON on stdin (group by 区域 and 品类, sum 金额) — next to pandas doing the
+same group-by after reading the same file with the openpyxl and the calamine engines (and
+``read_csv`` for csv). Each measurement runs in a fresh process tree; a small wrapper process
+reports its child's cpu time and peak RSS (``RUSAGE_CHILDREN`` of a process with one child is that
+child's own figure), the parent measures wall time. The grand total of every answer is printed so
+the tools can be seen to agree.
+
+The ledgers (10 columns: 日期 区域 门店 品类 商品 数量 单价 金额 渠道 备注) come from
+``bench_readers.py`` (same generator, same files in ``bench/data/``, gitignored): xlsx in Excel's
+shared-strings layout and UTF-8-BOM csv.
+
+Usage: ``python3 bench/bench_calc.py [--sizes 10000,100000,1000000] [--quick] [--all]
+[--layouts sst,csv] [--tools calc_table,pandas-calamine]``. pandas+openpyxl (and calc_table through
+its openpyxl fallback) are skipped at 1M rows unless ``--all``: they take minutes.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import bench_readers  # noqa: E402  (the ledger generator and data folder are shared)
+
+CALC_ARGS = {"group_by": ["区域", "品类"], "metrics": [{"column": "金额", "func": "sum", "as": "金额"}]}
+
+# A wrapper process: runs one child, prints wall/cpu/peak of that child (plus the child's answer).
+WRAPPER = r'''
+import json, os, resource, subprocess, sys, time
+cmd, cwd, stdin = json.loads(sys.argv[1])
+env = dict(os.environ)
+t0 = time.time()
+proc = subprocess.run(cmd, cwd=cwd, input=stdin.encode("utf-8"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+wall = time.time() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = ru.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": rss, "code": proc.returncode,
+                  "out": proc.stdout.decode("utf-8", "replace")[-30000:],
+                  "err": proc.stderr.decode("utf-8", "replace")[-2000:]}))
+'''
+
+PANDAS = r'''
+import json, sys
+import pandas
+path, engine = sys.argv[1], sys.argv[2]
+if engine == "csv":
+    df = pandas.read_csv(path, encoding="utf-8-sig")
+else:
+    df = pandas.read_excel(path, engine=engine)
+g = df.groupby(["区域", "品类"])["金额"].sum()
+print(json.dumps({"rows": len(df), "groups": len(g), "total": round(float(g.sum()), 2)}))
+'''
+
+TOOLS = ["calc_table", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv"]
+SLOW = {"calc_table-openpyxl", "pandas-openpyxl"}
+
+
+def command(tool, path):
+    """(argv, cwd, stdin text, extra env) of one measured run."""
+    if tool.startswith("calc_table"):
+        args = dict(CALC_ARGS, path=path)
+        return ([sys.executable, "-X", "utf8", "-u", "calc_table.py"], os.path.join(ROOT, "tools"),
+                json.dumps(args, ensure_ascii=False),
+                {"XLA_XLSX_READER": "openpyxl"} if tool.endswith("openpyxl") else {})
+    engine = tool.split("-", 1)[1]
+    return [sys.executable, "-X", "utf8", "-c", PANDAS, path, engine], ROOT, "", {}
+
+
+def measure(tool, path, home, timeout):
+    argv, cwd, stdin, extra = command(tool, path)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": home,
+           "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
+    env.update(extra)
+    t0 = time.time()
+    try:
+        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout > %d s" % timeout}
+    if proc.returncode != 0:
+        return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
+    res = json.loads(proc.stdout.decode("utf-8"))
+    res["outer_wall"] = time.time() - t0
+    if res["code"] != 0:
+        return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:] or ["exit %d" % res["code"]]}
+    answer = json.loads(res["out"].strip().splitlines()[-1])
+    if tool.startswith("calc_table"):
+        if not answer.get("ok"):
+            return {"error": answer.get("error")}
+        res["rows"] = answer["rows_used"]
+        res["groups"] = answer["group_count"]
+        res["total"] = round(sum(g["金额"] for g in answer["groups"]), 2)
+    else:
+        res.update(answer)
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="10000,100000,1000000", help="row counts, comma separated")
+    ap.add_argument("--quick", action="store_true", help="10k and 100k only")
+    ap.add_argument("--all", action="store_true", help="also the slow openpyxl runs at 1M rows")
+    ap.add_argument("--layouts", default="sst,csv", help="sst (Excel-style xlsx), inline (xlsx), csv")
+    ap.add_argument("--tools", default="", help="only these (comma separated): " + ",".join(TOOLS))
+    ap.add_argument("--timeout", type=int, default=1800)
+    args = ap.parse_args(argv)
+    sizes = [10000, 100000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    wanted = [t for t in args.tools.split(",") if t] or TOOLS
+    home = os.path.join(HERE, "data", "home")
+    os.makedirs(home, exist_ok=True)
+    have_pandas = subprocess.call([sys.executable, "-c", "import pandas"], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) == 0
+    have_calamine = subprocess.call([sys.executable, "-c", "import python_calamine"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL) == 0
+    print("python %s, %d cpus" % (sys.version.split()[0], os.cpu_count() or 0), flush=True)
+    results = []
+    for n in sizes:
+        for layout in [x for x in args.layouts.split(",") if x]:
+            path = bench_readers.data_file(n, layout)
+            fmt = "csv" if layout == "csv" else "xlsx" + ("" if layout == "sst" else "-inline")
+            for tool in wanted:
+                if (layout == "csv") != (tool == "pandas-csv") and tool.startswith("pandas"):
+                    continue
+                if layout == "csv" and tool == "calc_table-openpyxl":
+                    continue
+                if tool.startswith("pandas") and not have_pandas:
+                    continue
+                if tool == "pandas-calamine" and not have_calamine:
+                    continue
+                if n >= 1000000 and tool in SLOW and not args.all:
+                    continue
+                res = measure(tool, path, home, args.timeout)
+                row = (n, fmt, tool, res)
+                results.append(row)
+                print(_line(row), flush=True)
+    print()
+    print(_table(results))
+    return 0
+
+
+def _line(row):
+    n, fmt, tool, r = row
+    if "error" in r:
+        return "%9d %-12s %-20s ERROR %s" % (n, fmt, tool, r["error"])
+    return "%9d %-12s %-20s %7.2f s wall %7.2f s cpu %7.0f MiB %9.0f rows/s  (%d groups, total %.2f)" % (
+        n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, n / r["wall"], r["groups"], r["total"])
+
+
+def _table(results):
+    lines = ["| rows | format | tool | wall s | cpu s | peak MiB | rows/s | grand total |",
+             "|---:|---|---|---:|---:|---:|---:|---:|"]
+    for n, fmt, tool, r in results:
+        if "error" in r:
+            lines.append("| %d | %s | %s | %s | | | | |" % (n, fmt, tool, r["error"]))
+        else:
+            lines.append("| %d | %s | %s | %.2f | %.2f | %.0f | %.0f | %.2f |" % (
+                n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, n / r["wall"], r["total"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""What every format reader shares: the error type, the sheet record, the value rules.
+
+The readers must agree on what a cell *is* (the same workbook read through the fast xlsx parser,
+openpyxl or a LibreOffice re-save must give the same Python values), so the rules live here once:
+
+- ``number(x)``: integral floats become ``int`` (exactly integral and below 2**53, where a float
+  still counts units exactly), everything else stays ``float``;
+- ``classify_format(code)``: whether a number format shows a date, a date+time, a time or an
+  elapsed duration — by its tokens, ignoring quoted text, ``[...]`` colour/locale blocks and
+  backslash escapes, so Chinese formats such as ``yyyy"年"m"月"d"日"`` are recognised;
+- ``serial_to_value(serial, kind, date1904)``: Excel's day serial to ``date``/``datetime``/``time``
+  with Excel's own calendar quirks (1900 leap-year bug, 1904 system).
+"""
+import collections
+import datetime
+import os
+import re
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+import xla_runtime  # noqa: E402
+
+
+class FormatError(xla_runtime.ToolError):
+    """The file cannot be read as a table; the message is Chinese and says what to do."""
+
+
+SheetInfo = collections.namedtuple("SheetInfo", "name hidden index")
+
+NOCACHE_WARNING = ("工作簿里有公式没有缓存值（多见于程序生成、未用 Excel 打开保存过的文件），"
+                   "这些单元格读作空值；请用 Excel/WPS 打开后保存一次再试")
+
+MAX_EXACT = 2 ** 53
+
+
+def number(value):
+    """``float`` -> ``int`` when it is exactly integral and small enough to be exact."""
+    if value.__class__ is float and value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
+        return int(value)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Number formats
+
+# Built-in format ids that show dates in Excel/WPS. 27-36 and 50-58 are the ids the Chinese
+# (and other East Asian) editions use for their localised date/time formats; their format text
+# is not stored in the file, so the id alone must decide.
+_BUILTIN_TIME = frozenset([18, 19, 20, 21, 32, 33, 34, 35, 45, 47, 52, 53, 55, 56])
+_BUILTIN_DATETIME = frozenset([22])
+_BUILTIN_ELAPSED = frozenset([46])
+_BUILTIN_DATE = frozenset(list(range(14, 18)) + [27, 28, 29, 30, 31, 36, 50, 51, 54, 57, 58])
+
+DATE, DATETIME, TIME, ELAPSED = "date", "datetime", "time", "elapsed"
+
+# Pieces of a format code that are never date tokens: "quoted text", \x escapes, _x (spacing) and
+# *x (fill) pairs, and [...] blocks other than the elapsed-time ones [h] [mm] [ss].
+_STRIP_RE = re.compile(r'"[^"]*"|\\.|_.|\*.|\[(?![hms]+\])[^\]]*\]', re.S)
+_ELAPSED_RE = re.compile(r"\[[hms]+\]")
+_AMPM_RE = re.compile(r"am/pm|a/p")
+_TOKEN_RE = re.compile(r"[ymdhse]+|0+")
+
+
+def builtin_kind(fmt_id):
+    if fmt_id in _BUILTIN_DATE:
+        return DATE
+    if fmt_id in _BUILTIN_TIME:
+        return TIME
+    if fmt_id in _BUILTIN_DATETIME:
+        return DATETIME
+    if fmt_id in _BUILTIN_ELAPSED:
+        return ELAPSED
+    return None
+
+
+def classify_format(code):
+    """None for a plain number format, else DATE / DATETIME / TIME / ELAPSED."""
+    if not code:
+        return None
+    code = code.split(";", 1)[0].lower()      # the section used for positive numbers
+    if code in ("general", "@"):
+        return None
+    code = _STRIP_RE.sub("", code)
+    elapsed = bool(_ELAPSED_RE.search(code))
+    code = _ELAPSED_RE.sub("h", code)
+    code = _AMPM_RE.sub("", code)
+    # 'e' is the era/year token (e.g. "ge.m.d"), but only next to other date letters; in a
+    # number format it is the exponent (0.00E+00), which never comes with y/m/d/h/s.
+    tokens = [t for t in _TOKEN_RE.findall(code)]
+    has_date = has_time = False
+    letters = [t for t in tokens if t[0] != "0"]
+    for i, tok in enumerate(letters):
+        c = tok[0]
+        if c in "yd":
+            has_date = True
+        elif c in "hs":
+            has_time = True
+        elif c == "m":
+            # "m" is minutes right after an hour or right before a second, else month
+            prev = letters[i - 1][0] if i else ""
+            nxt = letters[i + 1][0] if i + 1 < len(letters) else ""
+            if prev == "h" or nxt == "s":
+                has_time = True
+            else:
+                has_date = True
+        elif c == "e" and (len(letters) > 1):
+            has_date = True
+    if not has_date and not has_time:
+        return None
+    if elapsed and not has_date:
+        return ELAPSED
+    if has_date and has_time:
+        return DATETIME
+    if has_date:
+        return DATE
+    return TIME
+
+
+# ---------------------------------------------------------------------------------------------
+# Day serials
+
+_EPOCH_1900 = datetime.datetime(1899, 12, 30)
+_EPOCH_1900_EARLY = datetime.datetime(1899, 12, 31)   # serials before the fake 1900-02-29
+_EPOCH_1904 = datetime.datetime(1904, 1, 1)
+_MS_PER_DAY = 86400000
+
+
+def serial_to_value(serial, kind, date1904=False):
+    """An Excel day serial shown with a format of ``kind`` -> date / datetime / time.
+
+    - DATE with an integral serial -> ``datetime.date``;
+    - a fractional serial, or DATETIME -> ``datetime.datetime`` (rounded to the millisecond,
+      as Excel stores times as binary fractions of a day);
+    - a serial below 1 with a TIME or ELAPSED format -> ``datetime.time``;
+    - ELAPSED durations of a day or more ([h]:mm) stay numbers: they are not points in time.
+    Excel's 1900 system believes 1900 was a leap year: serial 60 is the non-existent 1900-02-29
+    (read as 1900-02-28 here) and serials below 60 are one day off from a plain count.
+    Out-of-range serials (negative, beyond year 9999) stay numbers.
+    """
+    if kind is None:
+        return serial
+    if kind == ELAPSED and not 0 <= serial < 1:
+        return serial
+    if not -1 < serial < 2958466:
+        return serial
+    if serial < 0:
+        return serial
+    ms = int(round(serial * _MS_PER_DAY))
+    days, ms = divmod(ms, _MS_PER_DAY)
+    if days == 0 and kind in (TIME, ELAPSED):
+        return _ms_to_time(ms)
+    if date1904:
+        base = _EPOCH_1904
+    elif days < 60:
+        base = _EPOCH_1900_EARLY
+    elif days == 60:
+        base, days = _EPOCH_1900_EARLY, 59
+    else:
+        base = _EPOCH_1900
+    moment = base + datetime.timedelta(days=days, milliseconds=ms)
+    if ms == 0 and kind == DATE:
+        return moment.date()
+    return moment
+
+
+def _ms_to_time(ms):
+    seconds, milli = divmod(ms, 1000)
+    minutes, second = divmod(seconds, 60)
+    hour, minute = divmod(minutes, 60)
+    return datetime.time(hour, minute, second, milli * 1000)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading helpers
+
+def trim(values):
+    """Drop trailing ``None`` in place and return the list."""
+    while values and values[-1] is None:
+        values.pop()
+    return values
+
+
+class BaseBook(object):
+    """The duck type every reader implements; holds the shared sheet-name logic."""
+
+    kind = None
+
+    def __init__(self, path):
+        self.path = path
+        self.sheets = []
+        self.warnings = []
+        self.encoding = None
+        self.delimiter = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def warn(self, message):
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def sheet(self, name=None):
+        """The SheetInfo for ``name``; None means the first visible sheet."""
+        if not self.sheets:
+            raise FormatError("文件里没有工作表，无法读取")
+        if name is None or name == "":
+            for info in self.sheets:
+                if not info.hidden:
+                    return info
+            return self.sheets[0]
+        if isinstance(name, int) and not isinstance(name, bool):
+            if 0 <= name < len(self.sheets):
+                return self.sheets[name]
+        for info in self.sheets:
+            if info.name == name:
+                return info
+        wanted = str(name).strip().lower()
+        for info in self.sheets:
+            if info.name.strip().lower() == wanted:
+                return info
+        raise FormatError("找不到工作表「%s」。这个文件里的工作表有：%s" % (
+            name, "、".join("「%s」%s" % (s.name, "（隐藏）" if s.hidden else "") for s in self.sheets)),
+            sheets=[s.name for s in self.sheets])
+
+    def rows(self, name=None, max_rows=None):
+        raise NotImplementedError
+
+    def merges(self, name=None):
+        return []
+
+    def dimensions(self, name=None):
+        return None
+
+    def close(self):
+        pass

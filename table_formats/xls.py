@@ -1,0 +1,157 @@
+"""Reader for real Excel 97-2003 ``.xls`` files (OLE/BIFF8) through xlrd.
+
+xlrd is opened with ``formatting_info=True`` (it is what gives merged cells and each cell's
+number format) and ``on_demand=True`` (sheets are loaded one at a time). Some files make xlrd
+refuse formatting info; those are reopened without it (no merges then, dates still recognised).
+
+Values follow the same rules as the xlsx reader (``_base``): date cells use this package's
+serial conversion with the workbook's ``datemode`` and the cell's format decides date, date+time
+or time, so an xls and its xlsx copy read the same. An .xls has at most 65,536 rows, so a sheet
+is loaded whole; ``rows()`` still yields lazily.
+"""
+from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value, trim,
+                    DATE, DATETIME, TIME)
+
+import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
+
+ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
+
+
+def _xlrd():
+    try:
+        return pydeps_boot.ensure("xlrd")
+    except pydeps_boot.DependencyError as exc:
+        raise FormatError(str(exc))
+
+
+class XlsBook(BaseBook):
+    kind = "xls"
+
+    def __init__(self, path):
+        BaseBook.__init__(self, path)
+        xlrd = self._xlrd = _xlrd()
+        self._book = None
+        self.formatting = True
+        try:
+            self._book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
+        except Exception as exc:  # noqa: BLE001 - xlrd raises bare errors of many kinds
+            if _encrypted(exc):
+                raise FormatError(ENCRYPTED)
+            try:
+                self._book = xlrd.open_workbook(path, formatting_info=False, on_demand=True)
+                self.formatting = False
+            except Exception as exc2:  # noqa: BLE001
+                if _encrypted(exc2):
+                    raise FormatError(ENCRYPTED)
+                raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % exc2)
+        book = self._book
+        visibility = getattr(book, "_sheet_visibility", None) or []
+        for i, name in enumerate(book.sheet_names()):
+            hidden = bool(visibility[i]) if i < len(visibility) else False
+            self.sheets.append(SheetInfo(name, hidden, i))
+        self.date1904 = bool(book.datemode)
+        self._loaded = {}
+        self._kinds = {}          # xf index -> date kind (None for plain numbers)
+
+    def _sheet(self, name):
+        info = self.sheet(name)
+        sh = self._loaded.get(info.index)
+        if sh is None:
+            try:
+                sh = self._book.sheet_by_index(info.index)
+            except Exception as exc:  # noqa: BLE001
+                if _encrypted(exc):
+                    raise FormatError(ENCRYPTED)
+                raise FormatError("xls 文件的工作表「%s」已损坏，无法读取（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % (
+                    info.name, exc))
+            for index in list(self._loaded):      # keep one sheet in memory at a time
+                try:
+                    self._book.unload_sheet(index)
+                except Exception:  # noqa: BLE001 - only frees memory
+                    pass
+            self._loaded = {info.index: sh}
+        return sh
+
+    def _date_kind(self, sh, r, c, value):
+        """DATE / DATETIME / TIME for a date cell, from its format (or its value without one)."""
+        if self.formatting:
+            try:
+                xf_index = sh.cell_xf_index(r, c)
+            except Exception:  # noqa: BLE001
+                xf_index = None
+            if xf_index is not None:
+                if xf_index not in self._kinds:
+                    kind = None
+                    try:
+                        xf = self._book.xf_list[xf_index]
+                        fmt = self._book.format_map.get(xf.format_key)
+                        kind = classify_format(fmt.format_str) if fmt is not None else None
+                    except (IndexError, AttributeError):
+                        kind = None
+                    self._kinds[xf_index] = kind
+                kind = self._kinds[xf_index]
+                if kind:
+                    return kind
+        # xlrd said "date" but the format is unknown: decide by the value itself
+        if 0 <= value < 1:
+            return TIME
+        return DATE if float(value).is_integer() else DATETIME
+
+    def rows(self, name=None, max_rows=None):
+        sh = self._sheet(name)
+        return self._rows(sh, max_rows)
+
+    def _rows(self, sh, max_rows):
+        xlrd = self._xlrd
+        T_EMPTY, T_TEXT, T_NUMBER, T_DATE = xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_TEXT, xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE
+        T_BOOL, T_ERROR, T_BLANK = xlrd.XL_CELL_BOOLEAN, xlrd.XL_CELL_ERROR, xlrd.XL_CELL_BLANK
+        errors = xlrd.error_text_from_code
+        done = 0
+        for r in range(sh.nrows):
+            types = sh.row_types(r)
+            raw = sh.row_values(r)
+            values = []
+            for c, (t, v) in enumerate(zip(types, raw)):
+                if t == T_EMPTY or t == T_BLANK:
+                    value = None
+                elif t == T_TEXT:
+                    value = v if v != "" else None
+                elif t == T_NUMBER:
+                    value = number(v)
+                elif t == T_DATE:
+                    value = serial_to_value(number(v), self._date_kind(sh, r, c, v), self.date1904)
+                elif t == T_BOOL:
+                    value = bool(v)
+                elif t == T_ERROR:
+                    value = errors.get(v, "#ERR%s" % v)
+                else:
+                    value = v
+                values.append(value)
+            trim(values)
+            if values:
+                yield r + 1, values
+                done += 1
+                if max_rows is not None and done >= max_rows:
+                    return
+
+    def merges(self, name=None):
+        sh = self._sheet(name)
+        return [(rlo + 1, clo + 1, rhi, chi) for rlo, rhi, clo, chi in (sh.merged_cells or [])]
+
+    def dimensions(self, name=None):
+        sh = self._sheet(name)
+        return (sh.nrows, sh.ncols)
+
+    def close(self):
+        if self._book is not None:
+            try:
+                self._book.release_resources()
+            except Exception:  # noqa: BLE001
+                pass
+            self._book = None
+        self._loaded = {}
+
+
+def _encrypted(exc):
+    text = str(exc).lower()
+    return "encrypt" in text or "filepass" in text or "password" in text

@@ -1,0 +1,281 @@
+"""probe_table: what is in an unfamiliar table, before anyone reads or totals it.
+
+Why: business exports rarely start at A1 with a clean header. The model should not guess which row
+is the header or whether 金额 holds numbers or text like ``￥1,234.50``; this tool looks, explains
+what it found in Chinese, and hands back a ready ``calc_table`` call with real column names.
+
+Parameters:
+    path        spreadsheet (any format table_formats reads, found by content).
+    sheet       worksheet name; default the first visible one.
+    sample      how many data rows to preview (default 5, at most 20).
+    header_row  1-based header row to use instead of detection; 0 = the table has no header.
+
+Returns ``sheet``, ``sheet_names``, ``hidden_sheets``, ``header_row`` (+ ``header_rows`` for a
+two-row header), ``header_reason``, ``combined_header``, ``data_rows`` (all data rows, counted by
+streaming; ``rows_exact`` false if a huge sheet had to be estimated), ``column_count``,
+``sampled_rows`` (the column statistics cover the first 5,000 data rows), ``totals_rows`` (row
+numbers of 合计/小计 rows), ``merged_in_data``, per column ``name``, ``letter``, ``type``
+(number/text/date/mixed/empty), ``non_empty``, ``empty``, ``numeric_rate``, ``money_text``,
+``id_text``, ``date_formats``, ``distinct``, ``min``/``max``, ``examples``; ``preview``
+(+ ``preview_rows``: Excel row numbers) and ``next_call``.
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import xla_runtime as rt  # noqa: E402
+import table_io as tio  # noqa: E402
+
+STARTED = time.monotonic()
+STATS_ROWS = 5000            # column statistics are computed over this many data rows
+COUNT_BUDGET = 30            # seconds after start for counting the remaining rows
+DISTINCT_CAP = 200
+EXAMPLES = 3
+
+# Names that mark a column of codes, not amounts: never suggested as the column to sum.
+ID_WORDS = ("序号", "编号", "编码", "代码", "号码", "单号", "卡号", "账号", "帐号", "工号", "学号", "电话", "手机",
+            "身份证", "邮编", "id", "no", "code")
+# How strongly a column name says "money": amounts first, prices and sales words after.
+MONEY_WORDS = ("金额", "额", "收入", "支出", "费", "款", "成本", "利润", "工资", "薪", "余额", "amount", "total")
+WEAK_MONEY_WORDS = ("价", "销售", "price", "sales")
+
+
+class ColumnStats(object):
+    __slots__ = ("number", "money", "plain", "ident", "date", "text", "other", "empty", "formats", "distinct",
+                 "examples", "nmin", "nmax", "dmin", "dmax", "text_len")
+
+    def __init__(self):
+        self.number = self.money = self.plain = self.ident = self.date = self.text = self.other = self.empty = 0
+        self.formats = {}
+        self.distinct = set()
+        self.examples = []
+        self.nmin = self.nmax = self.dmin = self.dmax = None
+        self.text_len = 0
+
+    def add(self, value):
+        kind = tio.number_kind(value)
+        if kind == "empty":
+            self.empty += 1
+            return
+        if len(self.distinct) <= DISTINCT_CAP:
+            self.distinct.add(tio.key_value(value))
+        shown = tio.display(value)
+        if len(self.examples) < EXAMPLES and shown not in self.examples:
+            self.examples.append(tio.shorten(shown, 40)[0] if isinstance(shown, str) else shown)
+        if kind in ("number", "plain_text", "money_text"):
+            if kind == "money_text":
+                self.money += 1
+            elif kind == "plain_text":
+                self.plain += 1
+            self.number += 1
+            n = tio.to_decimal(value)
+            if self.nmin is None or n < self.nmin:
+                self.nmin = n
+            if self.nmax is None or n > self.nmax:
+                self.nmax = n
+            return
+        if kind == "identifier":
+            self.ident += 1
+            self.text_len += len(value.strip())
+            return
+        label = tio.date_format_label(value)
+        if label is not None:
+            self.date += 1
+            self.formats[label] = self.formats.get(label, 0) + 1
+            day = tio.parse_date(value)
+            key = tio.as_datetime(day)
+            if self.dmin is None or key < self.dmin[0]:
+                self.dmin = (key, day)
+            if self.dmax is None or key > self.dmax[0]:
+                self.dmax = (key, day)
+            return
+        if value.__class__ is str:
+            self.text += 1
+            self.text_len += len(value.strip())
+            return
+        self.other += 1            # booleans, times
+
+    def summary(self, column):
+        non_empty = self.number + self.ident + self.date + self.text + self.other
+        out = {"name": column.name, "letter": column.letter}
+        if non_empty == 0:
+            kind = "empty"
+        elif self.number >= 0.9 * non_empty:
+            kind = "number"
+        elif self.date >= 0.9 * non_empty:
+            kind = "date"
+        elif self.text + self.ident >= 0.9 * non_empty:
+            kind = "text"
+        else:
+            kind = "mixed"
+        out["type"] = kind
+        out["non_empty"] = non_empty
+        out["empty"] = self.empty
+        if non_empty:
+            out["numeric_rate"] = round(self.number / float(non_empty), 3)
+        if self.money:
+            out["money_text"] = self.money
+        if self.plain:
+            out["number_text"] = self.plain
+        if self.ident:
+            out["id_text"] = self.ident
+        if self.formats:
+            out["date_formats"] = self.formats
+        if non_empty:
+            out["distinct"] = len(self.distinct - {None}) if len(self.distinct) <= DISTINCT_CAP else "%d+" % DISTINCT_CAP
+        if kind == "number" and self.nmin is not None:
+            out["min"], out["max"] = tio.decimal_out(self.nmin), tio.decimal_out(self.nmax)
+        elif kind == "date" and self.dmin is not None:
+            out["min"], out["max"] = tio.display(self.dmin[1]), tio.display(self.dmax[1])
+        if self.examples:
+            out["examples"] = self.examples
+        return out
+
+
+def suggest(columns, summaries, rows):
+    """A ready calc_table call: group by a low-cardinality text column, sum a money column."""
+    group = None
+    for s in summaries:
+        distinct = s.get("distinct")
+        if s["type"] != "text" or not isinstance(distinct, int) or s.get("id_text"):
+            continue
+        if any(w in s["name"].lower() for w in ID_WORDS):
+            continue
+        if 2 <= distinct <= 50 and distinct <= max(2, 0.5 * s["non_empty"]):
+            group = {"column": s["name"]}
+            break
+    if group is None:
+        for s in summaries:
+            if s["type"] == "date":
+                group = {"column": s["name"], "date_bucket": "month"}
+                break
+    numbers = [s for s in summaries if s["type"] == "number" and not any(w in s["name"].lower() for w in ID_WORDS)]
+    def money_score(s):
+        name = s["name"].lower()
+        if any(w in name for w in MONEY_WORDS):
+            return 3
+        if s.get("money_text"):
+            return 2
+        return 1 if any(w in name for w in WEAK_MONEY_WORDS) else 0
+    metric = None
+    if numbers:
+        best = max(money_score(s) for s in numbers)
+        metric = next(s for s in numbers if money_score(s) == best)
+    args = {}
+    if group:
+        args["group_by"] = [group if "date_bucket" in group else group["column"]]
+    if metric:
+        alias = "%s合计" % metric["name"]
+        args["metrics"] = [{"column": metric["name"], "func": "sum", "as": alias}, {"func": "count", "as": "行数"}]
+        if group:
+            args["sort_by"] = alias
+    else:
+        args["metrics"] = [{"func": "count", "as": "行数"}]
+    return args
+
+
+def main(params):
+    path = rt.resolve_read(params.get("path"), "path")
+    sample = params.get("sample")
+    sample = 5 if sample is None else max(0, min(int(sample), 20))
+    header_row = params.get("header_row")
+    book = tio.open_book(path)
+    try:
+        table = tio.Table(book, sheet=params.get("sheet") or None, header_row=header_row)
+        return probe(book, table, path, params, sample)
+    finally:
+        book.close()
+
+
+def probe(book, table, path, params, sample):
+    stats = [ColumnStats() for _ in table.columns]
+    preview, preview_rows = [], []
+    count = 0
+    exact = True
+    deadline = tio.Deadline(COUNT_BUDGET - (time.monotonic() - STARTED))
+    width = len(table.columns)
+    for rownum, values in table.data_rows():
+        count += 1
+        if count <= STATS_ROWS:
+            for i, value in enumerate(values[:width]):
+                stats[i].add(value)
+            for i in range(len(values), width):
+                stats[i].empty += 1
+            if count <= sample:
+                shown = [tio.shorten(tio.display(v), 100)[0] for v in values[:width]]
+                while shown and shown[-1] is None:
+                    shown.pop()
+                preview.append(shown)
+                preview_rows.append(rownum)
+        elif not count & 0x3FF and deadline.passed():
+            exact = False
+            break
+    if not exact:
+        dims = book.dimensions(table.sheet_name)
+        if dims and dims[0] - table.data_start + 1 > count:
+            count = dims[0] - table.data_start + 1
+    summaries = [s.summary(c) for s, c in zip(stats, table.columns)]
+    args = {"path": params.get("path")}
+    if params.get("sheet"):
+        args["sheet"] = table.sheet_name
+    if params.get("header_row") is not None:
+        args["header_row"] = params.get("header_row")
+    args.update(suggest(table.columns, summaries, count))
+    result = {
+        "format": book.kind,
+        "sheet": table.sheet_name,
+        "sheet_names": [s.name for s in book.sheets],
+        "hidden_sheets": [s.name for s in book.sheets if s.hidden],
+        "header_row": table.header_row,
+        "header_reason": table.header_reason,
+        "data_rows": count,
+        "rows_exact": exact,
+        "column_count": width,
+        "sampled_rows": min(count, STATS_ROWS),
+        "totals_rows": table.totals_rows[:50],
+    }
+    if len(table.header_rows) > 1:
+        result["header_rows"] = list(table.header_rows)
+    if table.combined:
+        result["combined_header"] = table.combined[:20]
+    if table.merged_data:
+        result["merged_in_data"] = [tio.range_ref(*m) for m in table.merged_data[:20]]
+    warn = list(table.warnings) + table.row_warnings()
+    if count > STATS_ROWS:
+        warn.append("列统计基于前 %d 行数据（共 %s 行）" % (STATS_ROWS, count if exact else "约 %d" % count))
+    if not exact:
+        warn.append("表格很大，行数是按工作表范围估算的")
+    result["columns"] = summaries
+    result["preview_rows"] = preview_rows
+    result["preview"] = preview
+    result["next_call"] = {"tool": "calc_table", "args": args}
+    result["warn"] = warn
+    _fit(result)
+    return result
+
+
+def _fit(result):
+    """Wide tables: drop examples, then columns, until the answer fits the output cap."""
+    limit = rt.OUTPUT_LIMIT - 300
+    if rt.text_size(result) <= limit:
+        return
+    for s in result["columns"]:
+        s.pop("examples", None)
+        s.pop("date_formats", None)
+    while rt.text_size(result) > limit and result["preview"]:
+        result["preview"].pop()
+        result["preview_rows"].pop()
+    if rt.text_size(result) <= limit:
+        return
+    cols = result["columns"]
+    keep = len(cols)
+    while keep > 1 and rt.text_size(dict(result, columns=cols[:keep])) > limit - 120:
+        keep = max(1, int(keep * 0.8))
+    result["columns"] = cols[:keep]
+    result["warn"].append("列太多，只列出前 %d 列的统计（共 %d 列）；可用 read_spreadsheet 看其余列" % (keep, len(cols)))
+
+
+if __name__ == "__main__":
+    rt.run(main)

@@ -1,0 +1,72 @@
+"""write_spreadsheet: write a 2-D array into an xlsx / xls / csv file.
+
+Why a tool and not "the model writes a file": the cells must come out as an office worker expects
+(numbers as numbers, ISO dates as real Excel dates, ID-card numbers as exact text, a bold frozen
+header) and the user's existing workbook must survive: other sheets are kept, every change is atomic
+and backed up to ~/.xla/backup/, and a workbook with charts, pictures, pivot tables or macros that
+openpyxl would silently drop is refused unless ``allow_lossy_resave`` is set. All of that lives in
+the shared ``table_write`` module, which the other table tools use for their results too.
+
+Parameters:
+    path     target file; the suffix (.xlsx / .xls / .csv; an existing .xlsm) decides the format.
+             A bare file name goes to the workspace ~/.xla/workspace.
+    rows     2-D array, first row usually the header.
+    sheet    worksheet name (default Sheet1; ignored for csv).
+    mode     "overwrite" (default: xlsx replaces that sheet only, xls/csv the whole file) or
+             "append" (after the last row holding a value; not possible for .xls).
+    allow_lossy_resave  true = write even though the workbook has parts openpyxl cannot keep.
+
+Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
+sheets, header_skipped, warnings, (csv: encoding, delimiter) and a short Chinese message.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import xla_runtime as rt  # noqa: E402
+import table_write  # noqa: E402
+
+ACTIONS = {
+    "new_file": "新建文件",
+    "new_sheet": "新建工作表",
+    "replaced_sheet": "覆盖了原工作表",
+    "replaced_file": "覆盖了整个文件",
+    "appended": "追加到末尾",
+}
+
+
+def _message(res):
+    where = "「%s」" % os.path.basename(res["path"])
+    if res["sheet"]:
+        where += "的工作表「%s」" % res["sheet"]
+    if res["rows_written"]:
+        end = res["start_row"] + res["rows_written"] - 1
+        span = "第 %d 行" % end if end == res["start_row"] else "第 %d–%d 行" % (res["start_row"], end)
+        text = "已写入 %d 行到%s%s（%s）" % (res["rows_written"], where, span, ACTIONS.get(res["action"], res["action"]))
+    else:
+        text = "没有新行需要写入%s（只有与原表头相同的一行，已跳过）" % where
+    if res["header_skipped"] and res["rows_written"]:
+        text += "，与原表头相同的第一行已跳过"
+    if res["action"] == "replaced_sheet" and res["format"] in ("xlsx", "xlsm") and len(res["sheets"] or []) > 1:
+        text += "，其他工作表保持不变"
+    text += "；现共 %d 行" % res["total_rows"]
+    if res["backup"]:
+        text += "；原文件已备份到 %s" % res["backup"]
+    return text + "。"
+
+
+def main(params):
+    result = table_write.write_rows(
+        params.get("path"),
+        params.get("rows"),
+        sheet=params.get("sheet") or None,
+        mode=params.get("mode") or "overwrite",
+        allow_lossy=bool(params.get("allow_lossy_resave")),
+    )
+    result["message"] = _message(result)
+    return result
+
+
+if __name__ == "__main__":
+    rt.run(main)
