@@ -48,3 +48,17 @@ def assert_contract(result, limit=20000):
         assert isinstance(data.get("error"), str) and CJK.search(data["error"]), data
         assert data["error"].strip() in result.stderr
     return data
+
+
+def ok(result):
+    """The answer of a run that must succeed (contract checked)."""
+    data = assert_contract(result)
+    assert data["ok"], data
+    return data
+
+
+def fail(result):
+    """The Chinese error of a run that must fail (contract checked)."""
+    data = assert_contract(result)
+    assert not data["ok"], data
+    return data["error"]

@@ -11,7 +11,7 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
-from conftest import FIXTURES, assert_contract
+from conftest import FIXTURES, assert_contract, ok, fail
 import tio_data
 
 D = Decimal
@@ -35,18 +35,6 @@ def messy(tmp_path_factory):
     tio_data.write_csv(paths["gbk"], rows, "gbk")
     tio_data.write_csv(paths["bom"], rows, "utf-8-sig")
     return rows, paths
-
-
-def ok(result):
-    data = assert_contract(result)
-    assert data["ok"], data
-    return data
-
-
-def fail(result):
-    data = assert_contract(result)
-    assert not data["ok"], data
-    return data["error"]
 
 
 def by_dept(rows, field="amount"):

@@ -8,15 +8,9 @@ from collections import Counter
 import openpyxl
 import pytest
 
-from conftest import FIXTURES, assert_contract
+from conftest import FIXTURES, assert_contract, ok
 import table_io
 import tio_data
-
-
-def ok(result):
-    data = assert_contract(result)
-    assert data["ok"], data
-    return data
 
 
 @pytest.fixture(scope="module")

@@ -8,20 +8,8 @@ import os
 import openpyxl
 import pytest
 
-from conftest import FIXTURES, assert_contract
+from conftest import FIXTURES, assert_contract, ok, fail
 import tio_data
-
-
-def ok(result):
-    data = assert_contract(result)
-    assert data["ok"], data
-    return data
-
-
-def fail(result):
-    data = assert_contract(result)
-    assert not data["ok"], data
-    return data["error"]
 
 
 @pytest.fixture
