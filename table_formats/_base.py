@@ -89,9 +89,8 @@ def classify_format(code):
     code = _AMPM_RE.sub("", code)
     # 'e' is the era/year token (e.g. "ge.m.d"), but only next to other date letters; in a
     # number format it is the exponent (0.00E+00), which never comes with y/m/d/h/s.
-    tokens = [t for t in _TOKEN_RE.findall(code)]
+    letters = [t for t in _TOKEN_RE.findall(code) if t[0] != "0"]
     has_date = has_time = False
-    letters = [t for t in tokens if t[0] != "0"]
     for i, tok in enumerate(letters):
         c = tok[0]
         if c in "yd":
