@@ -28,6 +28,9 @@ def run(home):
     """``run("calc_table", {...})`` -> xla_host.RunResult, spawned as the assistant does."""
     def _run(name, args=None, **kwargs):
         kwargs.setdefault("home", str(home))
+        reader = os.environ.get("XLA_XLSX_READER")
+        if reader:   # test_reader_paths.py reruns the table tests on the openpyxl path
+            kwargs["extra_env"] = dict({"XLA_XLSX_READER": reader}, **(kwargs.get("extra_env") or {}))
         return xla_host.run_tool(name, args, **kwargs)
     return _run
 
