@@ -115,6 +115,13 @@ def test_more_bad_inputs(tmp_path):
         tf.sniff(str(plain_zip))
     assert_chinese(exc, "zip")
 
+    for raw in (b"\xef\xbb\xbf", b"\xff\xfe\r\x00\n\x00", b"\r\n  \r\n"):   # a BOM or blank lines only
+        blank = tmp_path / "blank.csv"
+        blank.write_bytes(raw)
+        with pytest.raises(tf.FormatError) as exc:
+            tf.sniff(str(blank))
+        assert_chinese(exc, "没有任何数据")
+
     xml2003 = tmp_path / "b.xls"
     xml2003.write_text('<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n'
                        '<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet ss:Name="S">'
