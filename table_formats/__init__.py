@@ -49,7 +49,7 @@ def sniff(path):
     if size == 0 or not head:
         raise FormatError("文件是空的（0 字节），没有任何数据。请确认选对了文件，或文件是否已完整保存")
     if size <= len(head) and not head.lstrip(b"\xef\xbb\xbf\xff\xfe\r\n\t \x00").strip():
-        raise FormatError("文件里没有任何数据（只有编码标记或空白）。请确认选对了文件，或文件是否已完整保存")
+        raise FormatError("文件是空的：只有编码标记或空白，没有任何数据。请确认选对了文件，或文件是否已完整保存")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06") or head.startswith(b"PK\x07\x08"):
         return _sniff_zip(path)
     if head.startswith(OLE_MAGIC):
