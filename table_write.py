@@ -44,6 +44,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import pydeps_boot  # noqa: E402
+import table_io  # noqa: E402
 import xla_runtime as rt  # noqa: E402
 from xla_lock import FileLock  # noqa: E402
 
@@ -101,38 +102,22 @@ RISKY_SHEET_MARKERS = (
     (b"x14:conditionalFormatting", "Excel 2010 起的扩展条件格式（数据条、图标集等）"),
 )
 
-_DATE_RE = re.compile(r"^(\d{4})([-/])(\d{1,2})\2(\d{1,2})"
-                      r"(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?$")
-_CN_DATE_RE = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})日$")
 
 
 # ---------------------------------------------------------------------------------------------
 # Cells
 
 def _parse_date_text(text):
-    """A real date/datetime for ISO-like date text (``2024-03-05``, ``2024/3/5``,
-    ``2024-03-05 14:30``, ``2024-03-05T14:30:00``, ``2024年3月5日``), else None.
+    """A real date/datetime for date text (``2024-03-05``, ``2024/3/5``, ``2024-03-05 14:30``,
+    ``2024-03-05T14:30:00``, ``2024年3月5日``), else None.
 
-    Only whole-cell matches count, and only valid calendar dates from 1900 on (Excel's epoch):
-    ``2024-02-30`` stays text rather than becoming some other day."""
-    m = _DATE_RE.match(text)
-    if m:
-        year, _sep, month, day, hour, minute, second, frac = m.groups()
-    else:
-        m = _CN_DATE_RE.match(text)
-        if not m:
-            return None
-        year, month, day = m.groups()
-        hour = minute = second = frac = None
-    try:
-        if int(year) < 1900:
-            return None
-        if hour is None:
-            return datetime.date(int(year), int(month), int(day))
-        micro = int((frac or "0").ljust(6, "0"))
-        return datetime.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro)
-    except ValueError:
+    The rules are table_io's (what the table tools read as a date is what the writer stores as one);
+    only whole-cell, valid calendar dates from 1900 on (Excel's epoch) count: ``2024-02-30`` stays
+    text rather than becoming some other day."""
+    parsed = table_io.parse_date(text)
+    if parsed is None or parsed.year < 1900:
         return None
+    return parsed
 
 
 def _json_cell(value):

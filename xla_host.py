@@ -25,6 +25,7 @@ import time
 
 import xla_manifest
 from xla_lock import FileLock
+from xla_runtime import home_dir
 
 TIMEOUT = 60
 MAX_PARALLEL = 2
@@ -66,7 +67,7 @@ class RunResult:
 
 
 def _home(home=None):
-    return home or os.environ.get("HOME") or os.environ.get("USERPROFILE") or os.path.expanduser("~")
+    return home or home_dir()
 
 
 def tool_env(root, home, extra_env=None):
@@ -86,16 +87,25 @@ def python_command():
     return shutil.which("python3") or shutil.which("python") or sys.executable
 
 
-def _kill_tree(proc):
-    if proc.poll() is None or os.name != "nt":
+def group_kwargs():
+    """Popen arguments that put the child in its own process group, so kill_tree reaches every
+    process it starts (helpers, grandchildren) and nothing outlives a timeout or Ctrl+C."""
+    if os.name == "nt":  # pragma: no cover - Windows only
+        return {"creationflags": getattr(subprocess, "CREATE_NO_WINDOW", 0) | subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def kill_tree(proc):
+    """Kill ``proc`` and everything in its process group (taskkill /T on Windows)."""
+    try:
         if os.name == "nt":  # pragma: no cover
-            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
+                           creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
         else:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, subprocess.SubprocessError):
+        pass
     try:
         proc.kill()
     except OSError:
@@ -252,14 +262,9 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
 
 
 def _spawn(result, cmd, cwd, env, stdin_bytes, timeout):
-    kwargs = {}
-    if os.name == "nt":  # pragma: no cover
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
-    else:
-        kwargs["start_new_session"] = True
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, **kwargs)
+                                stderr=subprocess.PIPE, **group_kwargs())
     except OSError as exc:
         result.error = "无法启动 Python（%s）：%s" % (cmd[0], exc)
         return result
@@ -293,10 +298,10 @@ def _spawn(result, cmd, cwd, env, stdin_bytes, timeout):
             except subprocess.TimeoutExpired:
                 pass
     except KeyboardInterrupt:
-        _kill_tree(proc)
+        kill_tree(proc)
         raise
     finally:
-        _kill_tree(proc)            # also reaps grandchildren left behind by a finished tool
+        kill_tree(proc)            # also reaps grandchildren left behind by a finished tool
         proc.wait()
     for reader in readers:
         reader.join(timeout=5)

@@ -46,7 +46,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -60,6 +59,7 @@ if ROOT not in sys.path:
 import xla_lock  # noqa: E402
 import xla_manifest  # noqa: E402
 from xla_runtime import home_dir  # noqa: E402  (HOME first, also on Windows)
+from xla_host import group_kwargs, kill_tree  # noqa: E402
 
 DEFAULT_REMOTE = "https://gitee.com/empiror/xla-tools.git"
 DEFAULT_DEST_NAME = ".xla-tools"
@@ -223,23 +223,6 @@ def _git_env():
     return env
 
 
-def _kill_tree(proc):
-    """Stop git and its helpers (git-remote-https, ssh) so no pipe stays open after a timeout."""
-    try:
-        if os.name == "nt":
-            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
-                           creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        proc.kill()
-    except OSError:
-        pass
-
-
 def _reason(stderr):
     """The telling line of git's stderr: the first ``fatal:``/``error:`` line (git often ends with
     generic advice such as "and the repository exists."), else the last line."""
@@ -286,14 +269,9 @@ def run_git(args, cwd=None, timeout=LOCAL_TIMEOUT, verbose=False, remote_label=N
     cmd = ["git", "-c", "credential.helper=", "-c", "core.askPass=", "-c", "advice.detachedHead=false"] + list(args)
     if verbose:
         _say("$ " + " ".join(cmd[7:]) + ("   (in %s)" % cwd if cwd else ""))
-    kwargs = {}
-    if os.name == "nt":
-        kwargs["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0) | subprocess.CREATE_NEW_PROCESS_GROUP
-    else:
-        kwargs["start_new_session"] = True      # own process group: a timeout kills helpers too
-    try:
+    try:   # own process group: a timeout kills git's helpers (git-remote-https, ssh) too
         proc = subprocess.Popen(cmd, cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group_kwargs())
     except FileNotFoundError:
         raise GitError("missing", GIT_MISSING)
     except OSError as exc:
@@ -323,7 +301,7 @@ def run_git(args, cwd=None, timeout=LOCAL_TIMEOUT, verbose=False, remote_label=N
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_tree(proc)
+        kill_tree(proc)
         proc.wait()
         for t in threads:
             t.join(5)
