@@ -8,7 +8,7 @@ import os
 import openpyxl
 import pytest
 
-from conftest import FIXTURES, assert_contract, ok, fail
+from conftest import FIXTURES, ROOT, assert_contract, ok, fail
 import tio_data
 
 
@@ -212,3 +212,12 @@ def test_formulas_without_cached_values_are_reported(run, tmp_path):
     data = ok(run("read_spreadsheet", {"path": path}))
     assert data["sheets"][0]["rows"] == [["金额", "两倍"], [5]]
     assert any("公式" in w and "缓存" in w for w in data["warn"])
+
+
+def test_too_large_limit_and_negative_offset_are_clamped_not_refused(run):
+    sample = os.path.join(ROOT, "examples", "示例台账.xlsx")
+    data = ok(run("read_spreadsheet", {"path": sample, "limit": 5000, "offset": -3}))
+    page = data["sheets"][0]
+    assert page["offset"] == 0 and page["returned"] == page["total_rows"] == 44   # row 3 is blank
+    assert page["next_offset"] is None and page["truncated"] is False
+    assert any("最大 2000" in w for w in data["warn"])

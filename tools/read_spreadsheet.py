@@ -148,18 +148,24 @@ def _squeeze(row, budget, stats):
     return items[:keep] + ["…（本行共 %d 列，后 %d 列放不下已省略）" % (len(items), len(items) - keep)]
 
 
+MAX_LIMIT = 2000
+
+
 def main(params):
     path = rt.resolve_read(params.get("path"), "path")
-    limit = params.get("limit") or 200
-    limit = max(1, min(int(limit), 2000))
+    asked_limit = params.get("limit") or 200
+    limit = max(1, min(int(asked_limit), MAX_LIMIT))
     offset = max(0, int(params.get("offset") or 0))
     header_row = params.get("header_row") or None
     sheet = params.get("sheet")
     book = tio.open_book(path)
     try:
-        return read(book, sheet, offset, limit, header_row)
+        result = read(book, sheet, offset, limit, header_row)
     finally:
         book.close()
+    if asked_limit > MAX_LIMIT:       # a too-large limit is clamped, not refused: the model gets data
+        result["warn"].append("limit 最大 %d，已按 %d 读取；继续读请用 next_offset" % (MAX_LIMIT, MAX_LIMIT))
+    return result
 
 
 def read(book, sheet, offset, limit, header_row):
