@@ -66,8 +66,14 @@ def _check_schema(where, schema, problems, depth=0):
         problems.append("%s：description 必须是字符串" % where)
     if "enum" in schema and not (isinstance(schema["enum"], list) and schema["enum"]):
         problems.append("%s：enum 必须是非空数组" % where)
-    if typ == "array" and "items" in schema:
-        _check_schema(where + "[]", schema["items"], problems, depth + 1)
+    if typ == "array":
+        # Model APIs reject an array without "items" ("array schema missing items"). An empty
+        # items schema {} means "any value" (spreadsheet cells mixing numbers and text).
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            problems.append("%s：数组必须声明 items（元素的类型；任意值写 {}）" % where)
+        elif items:
+            _check_schema(where + "[]", items, problems, depth + 1)
     if typ == "object" and "properties" in schema:
         props = schema["properties"]
         if not isinstance(props, dict):
@@ -190,7 +196,7 @@ def _coerce(where, value, schema):
         ok = isinstance(value, bool)
     elif typ == "array":
         ok = isinstance(value, list)
-        if ok and isinstance(schema.get("items"), dict):
+        if ok and schema.get("items"):
             value = [_coerce("%s[%d]" % (where, i), v, schema["items"]) for i, v in enumerate(value)]
     elif typ == "object":
         ok = isinstance(value, dict)

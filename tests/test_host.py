@@ -210,12 +210,15 @@ def test_check_lists_every_problem_and_rejects_the_whole_manifest(tmp_path):
         {"name": "d", "description": "链接", "script": "link.py", "parameters": {"type": "object"}},
         {"name": "e", "description": "类型", "script": "a.py",
          "parameters": {"type": "object", "properties": {"x": {"type": "date"}}, "required": ["y"]}},
-        {"name": "f", "script": "a.py"}]}
+        {"name": "f", "script": "a.py"},
+        {"name": "g", "description": "数组", "script": "a.py",
+         "parameters": {"type": "object", "properties": {"xs": {"type": "array"}}}}]}
     (root / "tools.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
     problems = xla_manifest.check_manifest(str(root))
     text = "\n".join(problems)
     for needle in ("a：工具名重复", "b：脚本 b.py 不存在", "c：脚本路径 ../x.py", "d：脚本 link.py 解析到 tools/ 之外",
-                   "未知类型 'date'", "required 里有未声明的参数", "f：缺少 description", "f：缺少 parameters"):
+                   "未知类型 'date'", "required 里有未声明的参数", "f：缺少 description", "f：缺少 parameters",
+                   "g.parameters.xs：数组必须声明 items"):
         assert needle in text, (needle, text)
 
 
