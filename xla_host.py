@@ -83,8 +83,11 @@ def tool_env(root, home, extra_env=None):
 
 
 def python_command():
-    """The interpreter the assistant would start: ``python3`` on PATH (``python`` on Windows)."""
-    return shutil.which("python3") or shutil.which("python") or sys.executable
+    """The interpreter the assistant would start: ``python3`` on PATH. On Windows the interpreter
+    running this host, since ``python3`` there is often the Microsoft Store stub."""
+    if os.name == "nt":  # pragma: no cover
+        return sys.executable
+    return shutil.which("python3") or sys.executable
 
 
 def group_kwargs():
