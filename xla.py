@@ -24,6 +24,18 @@ import xla_manifest  # noqa: E402
 
 TEST_REQUIREMENTS = ["pytest>=7", "vermin>=1.5"]
 
+USAGE = """xla-tools 命令行
+
+    python3 xla.py check                  按助手的规则校验 tools.json
+    python3 xla.py list                   列出全部工具和参数
+    python3 xla.py schema                 输出给模型接口用的函数定义（JSON）
+    python3 xla.py run 工具名 [JSON]      像助手一样运行一个工具（JSON 也可从标准输入给）
+                  [--save-images 目录] [--timeout 秒]
+    python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
+    python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]
+                                          把 ~/.xla-tools 更新到最新的版本标签
+    python3 xla.py selftest [pytest 参数] 在 .venv 里装好测试依赖并运行全部测试"""
+
 
 def _print_json(obj):
     print(json.dumps(obj, ensure_ascii=False, indent=2))
@@ -148,7 +160,7 @@ COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": c
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in COMMANDS:
-        print(__doc__.strip())
+        print(USAGE)
         return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
     try:
         return COMMANDS[argv[0]](argv[1:])
