@@ -346,8 +346,9 @@ def _prepared(rows, fmt, stats):
             cell = to_cell(value, stats)
             if isinstance(cell, str) and len(cell) > CELL_TEXT_LIMIT:
                 raise rt.ToolError("第 %d 行第 %d 列（%s 列）的文字有 %d 个字符，超过 Excel 单元格最多 %d 个字符的限制。"
-                                   "请把长文字拆到多个单元格，或改用 write_text 存为文本文件" % (
-                                       i + 1, j + 1, column_letter(j + 1), len(cell), CELL_TEXT_LIMIT))
+                                   "请把长文字拆到多个单元格%s" % (
+                                       i + 1, j + 1, column_letter(j + 1), len(cell), CELL_TEXT_LIMIT,
+                                       rt.tool_hint("write_text", "，或改用 write_text 存为文本文件")))
             out.append(cell)
         yield out
 

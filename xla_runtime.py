@@ -90,10 +90,12 @@ def resolve_read(path, param="path", want="file"):
         path = os.path.join(workspace_dir(), path)
     path = os.path.normpath(path)
     if not os.path.exists(path):
-        raise ToolError("找不到%s：%s。请确认路径和文件名（可先用 find_files 按名字查找）；"
-                        "相对路径按工作空间 %s 解析" % ("文件夹" if want == "dir" else "文件", raw, workspace_dir()))
+        raise ToolError("找不到%s：%s。请确认路径和文件名%s；相对路径按工作空间 %s 解析" % (
+            "文件夹" if want == "dir" else "文件", raw, tool_hint("find_files", "（可先用 find_files 按名字查找）"),
+            workspace_dir()))
     if want == "file" and os.path.isdir(path):
-        raise ToolError("%s 是一个文件夹，不是文件。请给出文件夹里的具体文件（可先用 list_dir 查看）" % raw)
+        raise ToolError("%s 是一个文件夹，不是文件。请给出文件夹里的具体文件%s" % (
+            raw, tool_hint("list_dir", "（可先用 list_dir 查看）")))
     if want == "dir" and not os.path.isdir(path):
         raise ToolError("%s 是文件，不是文件夹" % raw)
     if want == "file" and not os.access(path, os.R_OK):
@@ -115,6 +117,21 @@ def resolve_write(path, param="path"):
     except OSError as exc:
         raise ToolError("无法创建目录 %s：%s" % (parent, exc.strerror or exc))
     return path
+
+
+_DECLARED = None
+
+
+def tool_hint(name, text):
+    """``text`` if tool ``name`` is declared in tools.json, else "".
+
+    Errors point the model to the next tool to call ("请用 read_document 读取"), but only to tools
+    that exist in this toolbox: a hint naming a missing tool sends the model in circles."""
+    global _DECLARED
+    if _DECLARED is None:
+        data, _problems = xla_manifest.load_manifest(ROOT)
+        _DECLARED = {t.get("name") for t in (data or {}).get("tools", []) if isinstance(t, dict)}
+    return text if name in _DECLARED else ""
 
 
 def unique_path(path):

@@ -22,6 +22,8 @@ import codecs
 import os
 import zipfile
 
+from xla_runtime import tool_hint
+
 from ._base import FormatError, SheetInfo, BaseBook, NOCACHE_WARNING, classify_format, serial_to_value
 
 __all__ = ["FormatError", "SheetInfo", "BaseBook", "sniff", "open_book", "NOCACHE_WARNING", "classify_format",
@@ -55,7 +57,7 @@ def sniff(path):
     if head.startswith(OLE_MAGIC):
         return _sniff_ole(path, head)
     if head.startswith(b"%PDF"):
-        raise FormatError("这是 PDF 文件，不是表格。请用 read_document 读取其中的文字和表格")
+        raise FormatError("这是 PDF 文件，不是表格。" + tool_hint("read_document", "请用 read_document 读取其中的文字和表格"))
     if head[:4] in (b"\x09\x04\x06\x00", b"\x09\x02\x06\x00", b"\x09\x00\x04\x00"):
         raise FormatError("这是 Excel 2.x–4.0 的老格式工作表，无法直接读取。请用 Excel/WPS 打开后另存为 .xlsx 再试")
     for magic, what in ((b"\x89PNG", "PNG 图片"), (b"\xff\xd8\xff", "JPEG 图片"), (b"GIF8", "GIF 图片"),
@@ -75,8 +77,8 @@ def sniff(path):
         if "<table" in low:
             return "html"
         if low.startswith("<?xml") or low.startswith("<!doctype") or low.startswith("<html"):
-            raise FormatError("这是网页或 XML 文件，里面没有表格（<table>），无法按表格读取。"
-                              "如需读取文字，请用 read_document")
+            raise FormatError("这是网页或 XML 文件，里面没有表格（<table>），无法按表格读取。" +
+                              tool_hint("read_document", "如需读取文字，请用 read_document"))
     return "csv"
 
 
@@ -119,11 +121,11 @@ def _sniff_zip(path):
     if "spreadsheet" in mime and "opendocument" in mime:
         raise FormatError("这是 OpenDocument 表格（.ods），请用 WPS/Excel 另存为 .xlsx")
     if "opendocument.text" in mime:
-        raise FormatError("这是 OpenDocument 文字文档（.odt），不是表格。请用 read_document 读取")
+        raise FormatError("这是 OpenDocument 文字文档（.odt），不是表格。" + tool_hint("read_document", "请用 read_document 读取"))
     if "word/document.xml" in lower:
-        raise FormatError("这是 Word 文档（.docx），不是表格。请用 read_document 读取")
+        raise FormatError("这是 Word 文档（.docx），不是表格。" + tool_hint("read_document", "请用 read_document 读取"))
     if "ppt/presentation.xml" in lower:
-        raise FormatError("这是 PowerPoint 演示文稿（.pptx），不是表格。请用 read_document 读取")
+        raise FormatError("这是 PowerPoint 演示文稿（.pptx），不是表格。" + tool_hint("read_document", "请用 read_document 读取"))
     if any(n.endswith(".numbers") or n.startswith("index/") for n in lower) and any(
             n.endswith(".iwa") for n in lower):
         raise FormatError("这是 Apple Numbers 表格，请在 Numbers 里导出为 Excel（.xlsx）再试")
@@ -164,9 +166,9 @@ def _sniff_ole(path, head):
     if "workbook" in names or "book" in names:
         return "xls"
     if "worddocument" in names:
-        raise FormatError("这是 Word 文档（.doc），不是表格。请用 read_document 读取")
+        raise FormatError("这是 Word 文档（.doc），不是表格。" + tool_hint("read_document", "请用 read_document 读取"))
     if "powerpoint document" in names:
-        raise FormatError("这是 PowerPoint 演示文稿（.ppt），不是表格。请用 read_document 读取")
+        raise FormatError("这是 PowerPoint 演示文稿（.ppt），不是表格。" + tool_hint("read_document", "请用 read_document 读取"))
     raise FormatError(NOT_TABLE % "这是 Office 复合文件，但里面没有 Excel 工作簿")
 
 

@@ -15,6 +15,8 @@ import codecs
 import re
 from html.parser import HTMLParser
 
+from xla_runtime import tool_hint
+
 from ._base import BaseBook, FormatError, SheetInfo, trim
 from .delimited import detect_encoding
 
@@ -209,8 +211,8 @@ class HtmlBook(BaseBook):
             parser._end_row(t)
         self._tables = parser.tables
         if not self._tables:
-            raise FormatError("这个文件是网页（HTML），但里面没有表格（<table>），无法按表格读取。"
-                              "如需读取文字，请用 read_document")
+            raise FormatError("这个文件是网页（HTML），但里面没有表格（<table>），无法按表格读取。" +
+                              tool_hint("read_document", "如需读取文字，请用 read_document"))
         self.sheets = [SheetInfo("Table%d" % (i + 1), False, i) for i in range(len(self._tables))]
 
     def rows(self, name=None, max_rows=None):

@@ -91,15 +91,27 @@ def test_sniff_ignores_suffix(tmp_path, name, wrong_name, kind):
     ("garbage.xlsx", ["不是表格文件"]),
     ("empty.csv", ["空的"]),
     ("sample.ods", ["OpenDocument", ".xlsx"]),
-    ("sample.docx", ["Word", "read_document"]),
-    ("sample.doc", ["Word", "read_document"]),
-    ("sample.pdf", ["PDF", "read_document"]),
+    ("sample.docx", ["Word", "不是表格"]),
+    ("sample.doc", ["Word", "不是表格"]),
+    ("sample.pdf", ["PDF", "不是表格"]),
 ])
 def test_bad_inputs_give_chinese_errors(name, needles):
     with pytest.raises(tf.FormatError) as exc:
         with tf.open_book(fx(name)) as book:
             read_all(book)
     assert_chinese(exc, *needles)
+
+
+def test_hints_name_only_tools_that_exist():
+    """"请用 read_document 读取" only once read_document is declared: a hint naming a missing tool
+    would send the model in circles."""
+    import xla_runtime
+    declared = xla_runtime.tool_hint("read_document", "x") == "x"
+    with pytest.raises(tf.FormatError) as exc:
+        tf.sniff(fx("sample.docx"))
+    assert ("read_document" in str(exc.value)) == declared
+    assert xla_runtime.tool_hint("calc_table", "用 calc_table") == "用 calc_table"
+    assert xla_runtime.tool_hint("no_such_tool", "用它") == ""
 
 
 def test_format_error_is_a_tool_error():
