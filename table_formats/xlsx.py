@@ -29,6 +29,7 @@ import datetime
 import os
 import posixpath
 import re
+import sys
 import xml.etree.ElementTree as ET
 import warnings
 import zipfile
@@ -178,6 +179,8 @@ class XlsxBook(BaseBook):
         BaseBook.__init__(self, path)
         reader = reader or os.environ.get("XLA_XLSX_READER", "").strip().lower() or "fast"
         self.reader = "openpyxl" if reader == "openpyxl" else "fast"
+        if os.environ.get("XLA_DEBUG") == "1":      # lets tests see which path a spawned tool took
+            sys.stderr.write("xlsx reader: %s\n" % self.reader)
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:

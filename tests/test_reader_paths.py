@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import xla_host
 from conftest import ROOT
 
 SUITES = ["test_table_io.py", "test_read_spreadsheet.py", "test_probe_table.py", "test_calc_table.py"]
@@ -20,3 +21,14 @@ def test_table_suites_pass_on_the_openpyxl_reader_path():
     tail = (res.stdout + res.stderr)[-3000:]
     assert res.returncode == 0, tail
     assert " passed" in tail
+
+
+def test_the_reader_switch_reaches_a_spawned_tool(home):
+    """The rerun above only means something if the switch really reaches the tools."""
+    sample = os.path.join(ROOT, "examples", "示例台账.xlsx")
+    for reader in ("openpyxl", "fast"):
+        env = {"XLA_DEBUG": "1"}
+        if reader == "openpyxl":
+            env["XLA_XLSX_READER"] = "openpyxl"
+        res = xla_host.run_tool("read_spreadsheet", {"path": sample, "limit": 3}, home=str(home), extra_env=env)
+        assert res.ok and "xlsx reader: %s" % reader in res.stderr
