@@ -684,6 +684,11 @@ def detect_header(sample, merges=(), header_row=None):
         threshold = max(0.7 * best, min(best, 0.45))
         index = next(i for i, s in enumerate(scores) if s >= threshold)
         p = profiles[index]
+        if index == 0 and _looks_like_data(p, profiles[1:4], by_row[p["row"]]):
+            names = _unique_names(["" for _ in range(width)], width)
+            return HeaderInfo((), names, "第 %d 行和下面的行结构相同（文字和数字在同样的列，数字也不像年份等列名），"
+                                         "按无表头处理：第一行就是数据，列名用列标（列A、列B…）；如果它其实是表头，"
+                                         "请传 header_row=%d" % (p["row"], p["row"]), [], width)
         skipped = [q["row"] for q in profiles[:index]]
         reason = "第 %d 行：%d 个非空单元格里 %d 个是互不重复的文字标题，覆盖 %d/%d 列，下面紧接着是数据" % (
             p["row"], p["n"], p["distinct"], p["covered"], width)
@@ -715,6 +720,22 @@ def detect_header(sample, merges=(), header_row=None):
         reason += "；第 %d、%d 行是两行合并表头，已合成一个列名（如 %s）" % (
             rownum, second, combined[0].split("→ ")[-1] if combined else names[0])
     return HeaderInfo(rows, _unique_names(names, width), reason, combined, width)
+
+
+def _looks_like_data(p, below, values):
+    """True when the first row of a sheet is just another data row (a sheet without a header):
+    labels are a minority, the rows below have text in exactly the same columns, and its numbers
+    are not the kind that title columns (years such as 2023, or a run 1, 2, 3 of periods).
+    A title row above the table, or a majority of labels, keeps the usual header reading."""
+    if not below or p["labels"] * 2 >= p["n"]:
+        return False
+    if any(q["label_cols"] != p["label_cols"] for q in below):
+        return False
+    numbers = [v for v in values if v.__class__ is int]
+    if numbers and (all(1900 <= v <= 2100 for v in numbers) or
+                    (len(numbers) >= 2 and all(b == a + 1 for a, b in zip(numbers, numbers[1:])))):
+        return False
+    return True
 
 
 def _score(p, below, width):

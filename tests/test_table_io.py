@@ -194,6 +194,25 @@ def test_header_under_title_note_and_blank_rows():
     assert [r for r, _ in t.data_rows()] == [5, 6]
 
 
+def test_a_sheet_without_header_keeps_its_first_row_as_data():
+    rows = [["A0", 0, 0.5], ["A1", 1, 2.5], ["A2", 2, 5], ["A3", 3, 7.5]]
+    t = table_of(rows)
+    assert t.header_rows == () and t.names == ["列A", "列B", "列C"]
+    assert [r for r, _ in t.data_rows()] == [1, 2, 3, 4]          # nothing lost from the totals
+    assert "header_row=1" in t.header_reason
+    forced = table_of(rows, header_row=1)
+    assert forced.names == ["A0", "0", "0.5"] and [r for r, _ in forced.data_rows()] == [2, 3, 4]
+
+
+def test_year_and_period_headers_stay_headers():
+    years = table_of([["部门", 2022, 2023, 2024], ["销售部", 100.5, 200, 300], ["财务部", 1, 2, 3]])
+    assert years.header_row == 1 and years.names == ["部门", "2022", "2023", "2024"]
+    periods = table_of([["门店", 1, 2, 3], ["一店", 10.5, 20, 30], ["二店", 11, 21, 31]])
+    assert periods.header_row == 1 and periods.names[1:] == ["1", "2", "3"]
+    titled = table_of([["年度对比"], ["部门", 7, 3, 9], ["销售部", 1.5, 2, 3], ["财务部", 1, 2, 3]])
+    assert titled.header_row == 2
+
+
 def test_key_value_notes_above_a_narrow_table_are_not_the_header():
     rows = [["单位：某某公司", "日期：2024-05-01"], ["项目", "金额"], ["房租", 3000], ["水电", 200.5]]
     t = table_of(rows)
