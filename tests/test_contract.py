@@ -129,6 +129,9 @@ def test_host_rejects_wrong_types_before_spawning(tool, home):
 def test_description_is_chinese_and_says_what_comes_back(tool):
     desc = tool["description"]
     assert len(desc) >= 40 and any("\u4e00" <= ch <= "\u9fff" for ch in desc)
+    assert "例" in desc, "the description gives the model a short example"
+    others = [t["name"] for t in TOOLS if t["name"] != tool["name"]]
+    assert not others or any(name in desc for name in others), "say which tool comes before or after"
     for key, schema in ((tool.get("parameters") or {}).get("properties") or {}).items():
         assert schema.get("description"), "%s.%s has no description" % (tool["name"], key)
 
