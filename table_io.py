@@ -706,6 +706,8 @@ def detect_header(sample, merges=(), header_row=None):
     if second is not None:
         rows = (rownum, second)
         bottom = _filled_row(by_row[second], second, merge_index, width)
+        if not merge_index.covering(rownum):          # merges lost: spread each group title right
+            names = _group_fill(names, profiles[index + 1]["label_cols"], width)
         vspans = set()
         for m in merge_index.covering(rownum):
             if m[0] == rownum and m[2] >= second:
@@ -784,7 +786,7 @@ def _second_header_row(rownum, profiles, index, by_row, merge_index, width):
     horizontal = [m for m in merges_here if m[3] > m[1] and m[2] == rownum]
     vertical = [m for m in merges_here if m[2] >= nxt]
     if not horizontal and not vertical:
-        return None
+        return nxt if _unmerged_group_header(profiles[index], profiles[index + 1], width) else None
     q = profiles[index + 1]
     if q["n"] == 0 or q["labels"] < max(1, 0.7 * q["n"]):
         return None
@@ -794,6 +796,37 @@ def _second_header_row(rownum, profiles, index, by_row, merge_index, width):
     if horizontal and not (q["label_cols"] & under):
         return None
     return nxt
+
+
+def _unmerged_group_header(p, q, width):
+    """A two-row header whose merges were lost (csv exports, xlwt files): ``2024年`` followed by
+    blank cells, with ``1月 / 2月 / 3月`` under it in the next row, while single-row titles such as
+    ``门店`` have a blank cell under them. Strict on purpose: a plain header over an all-text data
+    row must not be taken for this."""
+    if q["n"] == 0 or q["labels"] < max(2, 0.7 * q["n"]):
+        return False
+    groups = 0
+    for c in sorted(p["label_cols"]):
+        gap = c + 1 < width and (c + 1) not in p["cols"]
+        if gap:
+            span = c + 1
+            while span < width and span not in p["cols"]:
+                span += 1
+            if not all(col in q["label_cols"] for col in range(c, span)):
+                return False          # a group title needs a sub-title under each of its columns
+            groups += 1
+        elif c in q["cols"]:
+            return False              # a stand-alone title has nothing under it
+    return groups > 0
+
+
+def _group_fill(names, second_labels, width):
+    """Spread a group title over the blank cells to its right that have sub-titles below."""
+    out = list(names)
+    for c in range(1, width):
+        if not out[c] and c in second_labels and out[c - 1]:
+            out[c] = out[c - 1]
+    return out
 
 
 def _unique_names(names, width):

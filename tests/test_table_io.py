@@ -213,6 +213,23 @@ def test_year_and_period_headers_stay_headers():
     assert titled.header_row == 2
 
 
+def test_two_row_header_whose_merges_were_lost_is_still_combined():
+    # what a csv export of a merged header looks like: the group title only in its first cell
+    rows = [["门店", "2024年", None, None, "2025年", None], [None, "1月", "2月", "3月", "1月", "2月"],
+            ["一店", 10, 20, 30, 40, 50], ["二店", 1, 2, 3, 4, 5]]
+    t = table_of(rows)
+    assert t.header_rows == (1, 2)
+    assert t.names == ["门店", "2024年-1月", "2024年-2月", "2024年-3月", "2025年-1月", "2025年-2月"]
+    assert [r for r, _ in t.data_rows()] == [3, 4]
+
+
+def test_plain_header_with_a_blank_cell_over_text_rows_is_not_a_group_header():
+    rows = [["姓名", "部门", None, "备注"], ["张三", "销售部", "北京", "无"], ["李四", "财务部", "上海", "有"]]
+    t = table_of(rows)
+    assert t.header_rows == (1,) and t.names == ["姓名", "部门", "列C", "备注"]
+    assert [r for r, _ in t.data_rows()] == [2, 3]
+
+
 def test_key_value_notes_above_a_narrow_table_are_not_the_header():
     rows = [["单位：某某公司", "日期：2024-05-01"], ["项目", "金额"], ["房租", 3000], ["水电", 200.5]]
     t = table_of(rows)
