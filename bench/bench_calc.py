@@ -120,34 +120,26 @@ def main(argv=None):
                                   stderr=subprocess.DEVNULL) == 0
     have_calamine = subprocess.call([sys.executable, "-c", "import python_calamine"], stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL) == 0
-    print("python %s, %d cpus" % (sys.version.split()[0], os.cpu_count() or 0), flush=True)
-    results = []
-    for n in sizes:
-        for layout in [x for x in args.layouts.split(",") if x]:
-            path = bench_readers.data_file(n, layout)
-            fmt = "csv" if layout == "csv" else "xlsx" + ("" if layout == "sst" else "-inline")
-            for tool in wanted:
-                if (layout == "csv") != (tool == "pandas-csv") and tool.startswith("pandas"):
-                    continue
-                if layout == "csv" and tool == "calc_table-openpyxl":
-                    continue
-                if tool.startswith("pandas") and not have_pandas:
-                    continue
-                if tool == "pandas-calamine" and not have_calamine:
-                    continue
-                if n >= 1000000 and tool in SLOW and not args.all:
-                    continue
-                res = measure(tool, path, home, args.timeout)
-                row = (n, fmt, tool, res)
-                results.append(row)
-                print(_line(row), flush=True)
-    print()
-    print(_table(results))
-    return 0
+
+    def skip(n, layout, tool):
+        if tool.startswith("pandas") and (layout == "csv") != (tool == "pandas-csv"):
+            return True
+        if layout == "csv" and tool == "calc_table-openpyxl":
+            return True
+        if (tool.startswith("pandas") and not have_pandas) or (tool == "pandas-calamine" and not have_calamine):
+            return True
+        return n >= 1000000 and tool in SLOW and not args.all
+    return bench_readers.run_matrix(sizes, [x for x in args.layouts.split(",") if x], wanted, skip,
+                                    lambda tool, path: measure(tool, path, home, args.timeout), _line, _table)
+
+
+def _fmt(layout):
+    return "csv" if layout == "csv" else "xlsx" + ("" if layout == "sst" else "-inline")
 
 
 def _line(row):
-    n, fmt, tool, r = row
+    n, layout, tool, r = row
+    fmt = _fmt(layout)
     if "error" in r:
         return "%9d %-12s %-20s ERROR %s" % (n, fmt, tool, r["error"])
     return "%9d %-12s %-20s %7.2f s wall %7.2f s cpu %7.0f MiB %9.0f rows/s  (%d groups, total %.2f)" % (
@@ -157,7 +149,8 @@ def _line(row):
 def _table(results):
     lines = ["| rows | format | tool | wall s | cpu s | peak MiB | rows/s | grand total |",
              "|---:|---|---|---:|---:|---:|---:|---:|"]
-    for n, fmt, tool, r in results:
+    for n, layout, tool, r in results:
+        fmt = _fmt(layout)
         if "error" in r:
             lines.append("| %d | %s | %s | %s | | | | |" % (n, fmt, tool, r["error"]))
         else:

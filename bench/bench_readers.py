@@ -332,26 +332,36 @@ def main(argv=None):
         if wanted and name not in wanted:
             continue
         names[name] = available(name)
+
+    def skip(n, layout, name):
+        if not names[name]:
+            return True
+        if layout == "csv" and name not in ("ours", "pandas-csv"):
+            return True
+        if layout != "csv" and name == "pandas-csv":
+            return True
+        return n >= 1000000 and name in SLOW and not args.all
+
+    return run_matrix(sizes, layouts, list(names), skip, lambda name, path: measure(name, path, args.timeout),
+                      _line, _table)
+
+
+def run_matrix(sizes, layouts, names, skip, measure, line, table):
+    """Measure every (rows, layout, name) that ``skip`` lets through, each in a fresh process; print
+    a line per result as it arrives, then a markdown table. bench_calc.py uses it too."""
     print("python %s, %d cpus" % (sys.version.split()[0], os.cpu_count() or 0), flush=True)
     results = []
     for n in sizes:
         for layout in layouts:
             path = data_file(n, layout)
-            for name, ok in names.items():
-                if not ok:
+            for name in names:
+                if skip(n, layout, name):
                     continue
-                if layout == "csv" and name not in ("ours", "pandas-csv"):
-                    continue
-                if layout != "csv" and name == "pandas-csv":
-                    continue
-                if n >= 1000000 and name in SLOW and not args.all:
-                    continue
-                res = measure(name, path, args.timeout)
-                row = (n, layout, name, res)
+                row = (n, layout, name, measure(name, path))
                 results.append(row)
-                print(_line(row), flush=True)
+                print(line(row), flush=True)
     print()
-    print(_table(results))
+    print(table(results))
     return 0
 
 
