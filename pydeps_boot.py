@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from xla_lock import FileLock  # noqa: E402
+from xlakit.lock import FileLock  # noqa: E402
 
 PYDEPS = os.path.join(ROOT, "tools", "pydeps")
 LOCK_PATH = os.path.join(ROOT, "tools", ".pydeps.lock")

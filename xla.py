@@ -15,12 +15,12 @@ import json
 import os
 import subprocess
 import sys
-import unicodedata
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
 
-import xla_manifest  # noqa: E402
+from xlakit import manifest as xla_manifest  # noqa: E402
+from xlakit import text as xla_text  # noqa: E402
 
 TEST_REQUIREMENTS = ["pytest>=7", "vermin>=1.5"]
 
@@ -52,10 +52,6 @@ def cmd_check(_args):
     return 0
 
 
-def _width(text):
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def cmd_list(_args):
     data, problems = xla_manifest.load_manifest(ROOT)
     if data is None:
@@ -68,10 +64,7 @@ def cmd_list(_args):
         required = set((tool.get("parameters") or {}).get("required") or [])
         params = ", ".join(k + ("*" if k in required else "") for k in props)
         summary = tool.get("description", "").split("。")[0]
-        if _width(summary) > 60:
-            while _width(summary) > 58:
-                summary = summary[:-1]
-            summary += "…"
+        summary = xla_text.fit_width(summary, 60)
         print("%-*s  %s\n%*s  参数：%s" % (name_w, tool.get("name"), summary, name_w, "", params or "（无）"))
     print("\n共 %d 个工具（* 为必填参数）" % len(tools))
     return 1 if problems else 0
@@ -87,7 +80,7 @@ def cmd_schema(_args):
 
 
 def cmd_run(args):
-    import xla_host
+    from xlakit import host as xla_host
     save_dir, timeout, rest = None, xla_host.TIMEOUT, []
     it = iter(args)
     for a in it:

@@ -56,10 +56,10 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import xla_lock  # noqa: E402
-import xla_manifest  # noqa: E402
-from xla_runtime import home_dir  # noqa: E402  (HOME first, also on Windows)
-from xla_host import group_kwargs, kill_tree  # noqa: E402
+from xlakit import lock as xla_lock  # noqa: E402
+from xlakit import manifest as xla_manifest  # noqa: E402
+from xlakit.paths import home_dir  # noqa: E402  (HOME first, also on Windows)
+from xlakit.host import group_kwargs, kill_tree  # noqa: E402
 
 DEFAULT_REMOTE = "https://gitee.com/empiror/xla-tools.git"
 DEFAULT_DEST_NAME = ".xla-tools"

@@ -222,7 +222,7 @@ print(json.dumps({"rows": rows, "cells": cells, "total": round(total, 2),
 
 READERS = {
     "ours": r'''
-import table_formats
+from xlakit.tables import formats as table_formats
 with table_formats.open_book(path) as book:
     for _n, values in book.rows():
         rows += 1

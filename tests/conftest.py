@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import xla_host  # noqa: E402
+from xlakit import host as xla_host  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 CJK = re.compile(r"[\u4e00-\u9fff]")

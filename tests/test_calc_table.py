@@ -69,7 +69,7 @@ def test_group_sum_matches_independent_decimal_totals(run, messy):
     skipped = data["skipped"]["金额合计"]
     assert skipped["count"] == len(bad)
     assert skipped["examples"] == [{"row": r["row"], "value": "待定"} for r in bad[:3]]
-    warn = " ".join(data["warn"])
+    warn = " ".join(data["warnings"])
     assert "第 1007 行是合计/小计行，已排除" in warn
     assert "「金额」有 %d 个单元格不是数字" % len(bad) in warn
     assert "C100:C102" in warn                                          # merged 部门 filled and reported
@@ -104,7 +104,7 @@ def test_include_totals_would_double_the_sum(run, messy):
                                     "metrics": [{"column": "金额", "func": "sum", "as": "s"}]}))
     assert dec(doubled["groups"][0]["s"]) == 2 * total
     assert doubled["totals_rows_excluded"] == 0
-    assert any("include_totals=true 也计入" in w for w in doubled["warn"])
+    assert any("include_totals=true 也计入" in w for w in doubled["warnings"])
 
 
 @pytest.mark.parametrize("bucket,label", [
@@ -144,7 +144,7 @@ def test_date_bucket_reports_cells_that_are_not_dates(run, tmp_path):
     data = ok(run("calc_table", {"path": path, "group_by": [{"column": "日期", "date_bucket": "month"}],
                                  "metrics": [{"column": "金额", "func": "sum", "as": "s"}]}))
     assert data["groups"] == [{"日期_月": "2024-01", "s": 1}, {"日期_月": "2024-02", "s": 2}, {"日期_月": None, "s": 7}]
-    assert any("「日期」有 1 个单元格不是日期" in w and "第 4 行「未知」" in w for w in data["warn"])
+    assert any("「日期」有 1 个单元格不是日期" in w and "第 4 行「未知」" in w for w in data["warnings"])
 
 
 def test_where_sort_top_and_order(run, messy):
@@ -171,7 +171,7 @@ def test_where_on_amount_numbers_and_identifiers(run, messy):
     rows, paths = messy
     data = ok(run("calc_table", {"path": paths["xlsx"], "where": [{"column": "金额", "op": "gt", "value": "￥10,000"}]}))
     assert data["groups"] == [{"行数": sum(1 for r in rows if isinstance(r["amount"], D) and r["amount"] > 10000)}]
-    assert any("无法比较" in w for w in data["warn"])                  # the 待定 cells
+    assert any("无法比较" in w for w in data["warnings"])                  # the 待定 cells
     first = rows[0]
     assert first["order"].startswith("007")
     data = ok(run("calc_table", {"path": paths["xlsx"], "where": [{"column": "订单号", "op": "eq", "value": first["order"]}],
@@ -217,7 +217,7 @@ def test_many_groups_are_truncated_to_100(run, tmp_path):
     data = ok(run("calc_table", {"path": path, "group_by": ["编号"], "metrics": [{"column": "金额", "func": "sum"}]}))
     assert data["group_count"] == 250 and data["returned"] == 100 and data["truncated"] is True
     assert len(data["groups"]) == 100 and data["groups"][0] == {"编号": "K000", "金额_求和": 0}
-    assert any("只返回了前 100 组" in w for w in data["warn"])
+    assert any("只返回了前 100 组" in w for w in data["warnings"])
 
 
 def test_no_group_by_and_no_metrics_counts_rows(run, messy):
@@ -261,4 +261,4 @@ def test_sort_by_a_metric_column_name_and_formula_warning_passed_through(run, tm
                                  "metrics": [{"column": "金额", "func": "sum"}, {"column": "公式", "func": "sum"}]}))
     assert [g["类别"] for g in data["groups"]] == ["b", "a"]
     assert [g["公式_求和"] for g in data["groups"]] == [0, 0]
-    assert any("公式" in w and "缓存" in w for w in data["warn"])
+    assert any("公式" in w and "缓存" in w for w in data["warnings"])

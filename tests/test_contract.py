@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-import xla_host
-import xla_manifest
+from xlakit import host as xla_host
+from xlakit import manifest as xla_manifest
 from conftest import ROOT, FIXTURES, assert_contract
 
 MANIFEST, _PROBLEMS = xla_manifest.load_manifest(ROOT)

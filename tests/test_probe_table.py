@@ -52,7 +52,7 @@ def test_messy_export_structure(run, messy_xlsx):
 
     assert data["preview_rows"] == [7, 8, 9] and len(data["preview"]) == 3
     assert data["preview"][0][4] == rows[0]["id"]
-    assert any("第 1007 行是合计/小计行" in w for w in data["warn"])
+    assert any("第 1007 行是合计/小计行" in w for w in data["warnings"])
 
     call = data["next_call"]
     assert call["tool"] == "calc_table"
@@ -74,7 +74,7 @@ def test_big_sheet_is_sampled_but_counted(run, tmp_path):
     cols = {c["name"]: c for c in data["columns"]}
     assert cols["金额"]["type"] == "number" and cols["金额"]["number_text"] == 5000
     assert cols["日期"]["date_formats"] == {"YYYY-MM-DD": 5000}
-    assert any("前 5000 行" in w for w in data["warn"])
+    assert any("前 5000 行" in w for w in data["warnings"])
     assert data["next_call"]["args"]["group_by"] == ["类别"]
 
 
@@ -90,7 +90,7 @@ def test_wide_sheet_stays_under_the_cap(run, tmp_path):
     data = ok(res)
     assert len(res.stdout) <= 20000
     assert data["column_count"] == 400 and 0 < len(data["columns"]) < 400
-    assert any("只列出前" in w for w in data["warn"])
+    assert any("只列出前" in w for w in data["warnings"])
 
 
 def test_header_row_parameter_and_no_header(run, tmp_path):

@@ -33,7 +33,8 @@ def make_wheel(folder, name="xlafake", version="1.0"):
 def sandbox(tmp_path):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
-    for name in ("pydeps_boot.py", "xla_lock.py"):
+    (root / "xlakit").mkdir()
+    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py"):
         shutil.copy(os.path.join(ROOT, name), str(root / name))
     return root
 

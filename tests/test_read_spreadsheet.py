@@ -46,7 +46,7 @@ def test_values_merges_and_hidden_sheets(run, book):
     assert first["row_numbers"] == [1, 2, 3, 4] and first["total_rows"] == 4
     assert first["merged"] == ["A1:F1"]
     assert first["next_offset"] is None and first["truncated"] is False
-    assert any("底稿" in w and "隐藏" in w for w in data["warn"])
+    assert any("底稿" in w and "隐藏" in w for w in data["warnings"])
     hidden = ok(run("read_spreadsheet", {"path": book, "sheet": "底稿"}))
     assert hidden["sheets"][0]["rows"] == [["不该读到"]] and hidden["sheets"][0]["hidden"] is True
 
@@ -79,7 +79,7 @@ def test_paging_with_offset_and_limit(run, tmp_path):
     named = ok(run("read_spreadsheet", {"path": path, "sheet": "随便", "limit": 1}))     # csv: sheet ignored
     assert named["sheets"][0]["rows"] == [["序号", "名称"]]
     past = ok(run("read_spreadsheet", {"path": path, "offset": 900}))
-    assert past["sheets"][0]["returned"] == 0 and any("offset=900" in w for w in past["warn"])
+    assert past["sheets"][0]["returned"] == 0 and any("offset=900" in w for w in past["warnings"])
 
 
 def test_limit_2000_with_big_cells_stays_under_the_cap_and_pages_through(run, tmp_path):
@@ -102,7 +102,7 @@ def test_limit_2000_with_big_cells_stays_under_the_cap_and_pages_through(run, tm
         assert sheet["rows"][0][0] == "第%d行" % (offset + 1)
         long_rows = [r for r in sheet["rows"] if len(r[2]) > 1]
         assert long_rows and all(r[2] == "备注" * 250 + "…" for r in long_rows)   # cut at 500 characters
-        assert any("超过 500 字" in w for w in data["warn"])
+        assert any("超过 500 字" in w for w in data["warnings"])
         seen += sheet["row_numbers"]
         offset = sheet["next_offset"]
         pages += 1
@@ -130,7 +130,7 @@ def test_a_single_giant_cell_or_row_is_shortened_not_dropped(run, tmp_path):
     assert len(res.stdout) <= 20000
     row = data["sheets"][0]["rows"][0]
     assert len(row) == 300 and all(c.startswith("内容") and c.endswith("…") for c in row)
-    assert any("有一行内容太长" in w for w in data["warn"])
+    assert any("有一行内容太长" in w for w in data["warnings"])
     assert data["sheets"][0]["returned"] == 1 and data["sheets"][0]["next_offset"] == 3
     res = run("read_spreadsheet", {"path": path, "offset": 3})
     data = ok(res)
@@ -156,7 +156,7 @@ def test_all_sheets_share_the_budget_first_sheet_first(run, tmp_path):
     assert all(n > 0 for n in got) and got[0] > got[1] >= got[2]
     for s in data["sheets"]:
         assert s["next_offset"] == s["returned"] and s["truncated"] is True
-    assert any("少返回了一些行" in w for w in data["warn"])
+    assert any("少返回了一些行" in w for w in data["warnings"])
 
 
 def test_other_formats(run, tmp_path):
@@ -211,7 +211,7 @@ def test_formulas_without_cached_values_are_reported(run, tmp_path):
     wb.save(path)                                   # openpyxl writes formulas without cached values
     data = ok(run("read_spreadsheet", {"path": path}))
     assert data["sheets"][0]["rows"] == [["金额", "两倍"], [5]]
-    assert any("公式" in w and "缓存" in w for w in data["warn"])
+    assert any("公式" in w and "缓存" in w for w in data["warnings"])
 
 
 def test_too_large_limit_and_negative_offset_are_clamped_not_refused(run):
@@ -220,4 +220,4 @@ def test_too_large_limit_and_negative_offset_are_clamped_not_refused(run):
     page = data["sheets"][0]
     assert page["offset"] == 0 and page["returned"] == page["total_rows"] == 44   # row 3 is blank
     assert page["next_offset"] is None and page["truncated"] is False
-    assert any("最大 2000" in w for w in data["warn"])
+    assert any("最大 2000" in w for w in data["warnings"])

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-import xla_host
+from xlakit import host as xla_host
 from conftest import ROOT
 
 SUITES = ["test_table_io.py", "test_read_spreadsheet.py", "test_probe_table.py", "test_calc_table.py"]

@@ -3,14 +3,14 @@ import json
 import os
 import textwrap
 
-import xla_host
+from xlakit import host as xla_host
 from conftest import ROOT, assert_contract
 
 
 def toolbox(tmp_path, body, params=None):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
-    script = "import sys; sys.path.insert(0, %r)\nimport xla_runtime as rt\n" % ROOT + textwrap.dedent(body)
+    script = "import sys; sys.path.insert(0, %r)\nfrom xlakit import runtime as rt\n" % ROOT + textwrap.dedent(body)
     (root / "tools" / "t.py").write_text(script, encoding="utf-8")
     schema = params or {"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}}
     (root / "tools.json").write_text(json.dumps({"tools": [

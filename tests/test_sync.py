@@ -20,8 +20,8 @@ import pytest
 
 from conftest import ROOT, CJK
 
-import xla_lock
-import xla_manifest
+from xlakit import lock as xla_lock
+from xlakit import manifest as xla_manifest
 import xla_sync
 
 SCRIPT = os.path.join(ROOT, "xla_sync.py")

@@ -20,9 +20,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import table_formats as tf  # noqa: E402
-from table_formats import delimited  # noqa: E402
-from table_formats._base import classify_format, serial_to_value, DATE, DATETIME, TIME, ELAPSED  # noqa: E402
+from xlakit.tables import formats as tf  # noqa: E402
+from xlakit.tables.formats import delimited  # noqa: E402
+from xlakit.tables.formats._base import classify_format, serial_to_value, DATE, DATETIME, TIME, ELAPSED  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -105,7 +105,7 @@ def test_bad_inputs_give_chinese_errors(name, needles):
 def test_hints_name_only_tools_that_exist():
     """"请用 read_document 读取" only once read_document is declared: a hint naming a missing tool
     would send the model in circles."""
-    import xla_runtime
+    from xlakit import runtime as xla_runtime
     declared = xla_runtime.tool_hint("read_document", "x") == "x"
     with pytest.raises(tf.FormatError) as exc:
         tf.sniff(fx("sample.docx"))
@@ -115,7 +115,7 @@ def test_hints_name_only_tools_that_exist():
 
 
 def test_format_error_is_a_tool_error():
-    import xla_runtime
+    from xlakit import runtime as xla_runtime
     assert issubclass(tf.FormatError, xla_runtime.ToolError)
 
 
@@ -505,7 +505,7 @@ def test_inline_and_shared_string_layouts_agree(tmp_path):
 STREAM_CHILD = r"""
 import json, resource, sys
 sys.path.insert(0, sys.argv[2])
-import table_formats
+from xlakit.tables import formats as table_formats
 book = table_formats.open_book(sys.argv[1])
 book.shared_strings()                  # per book, not per row: loaded before the baseline
 rows = book.rows()

@@ -10,7 +10,7 @@ import pytest
 from conftest import FIXTURES
 import table_io as tio
 import tio_data
-import xla_runtime as rt
+from xlakit import runtime as rt
 
 D = Decimal
 

@@ -15,7 +15,7 @@ import codecs
 import re
 from html.parser import HTMLParser
 
-from xla_runtime import tool_hint
+from ...runtime import tool_hint
 
 from ._base import BaseBook, FormatError, SheetInfo, trim
 from .delimited import detect_encoding

@@ -22,7 +22,7 @@ import codecs
 import os
 import zipfile
 
-from xla_runtime import tool_hint
+from ...runtime import tool_hint
 
 from ._base import FormatError, SheetInfo, BaseBook, NOCACHE_WARNING, classify_format, serial_to_value
 

@@ -17,15 +17,7 @@ import os
 import re
 import sys
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-import xla_runtime  # noqa: E402
-
-
-class FormatError(xla_runtime.ToolError):
-    """The file cannot be read as a table; the message is Chinese and says what to do."""
+from ...errors import FormatError  # noqa: F401 - the readers' error type, re-exported
 
 
 SheetInfo = collections.namedtuple("SheetInfo", "name hidden index")

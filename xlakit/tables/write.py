@@ -39,14 +39,11 @@ import sys
 import unicodedata
 import zipfile
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-import pydeps_boot  # noqa: E402
-import table_io  # noqa: E402
-import xla_runtime as rt  # noqa: E402
-from xla_lock import FileLock  # noqa: E402
+import pydeps_boot  # noqa: E402 - the root is on sys.path in every tool and test
+from .. import runtime as rt  # noqa: E402
+from ..lock import FileLock  # noqa: E402
+from .. import files  # noqa: E402
+from . import core as table_io  # noqa: E402
 
 FORMATS = {".xlsx": "xlsx", ".xlsm": "xlsm", ".xls": "xls", ".csv": "csv"}
 # (max rows, max columns) per sheet
@@ -1064,7 +1061,7 @@ def _codec_name(encoding):
 def _inspect_csv(path, mode):
     """Read the head of an existing csv: encoding (table_formats.delimited.detect_encoding),
     delimiter (sniff_delimiter), line ending, whether it ends with a newline, first record."""
-    from table_formats import delimited
+    from .formats import delimited
     target = _CsvTarget()
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
@@ -1202,9 +1199,6 @@ def _warnings(stats, info, path, fmt):
         out.append("原 csv 是纯英文、没有编码标记，已在文件开头加上 UTF-8 BOM，Excel 才能正确显示中文")
     if fmt == "csv" and (info.get("total_rows") or 0) > LIMITS["xlsx"][0]:
         out.append("csv 共 %d 行，Excel 打开时只能显示前 1,048,576 行" % info["total_rows"])
-    lock_file = os.path.join(os.path.dirname(path), "~$" + os.path.basename(path))
-    if os.path.exists(lock_file):
-        out.append("文件似乎正在 Excel/WPS 中打开：请关闭后重新打开查看；若在 Excel 里再保存，会覆盖这次写入的内容")
     return out
 
 
@@ -1219,6 +1213,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False):
     if mode not in ("overwrite", "append"):
         raise rt.ToolError("mode 只能是 overwrite（覆盖，默认）或 append（追加到末尾），收到的是 %r" % (mode,))
     path = rt.resolve_write(path)
+    files.check_not_open(path)          # before reading: an office program would save over us
     fmt = detect_format(path)
     if fmt == "csv":
         sheet = None

@@ -23,15 +23,13 @@ import sys
 import threading
 import time
 
-import xla_manifest
-from xla_lock import FileLock
-from xla_runtime import home_dir
+from . import manifest as xla_manifest
+from .lock import FileLock
+from .paths import home_dir
+from .wire import CAPTURE_LIMIT, ERROR_LIMIT, OUTPUT_LIMIT, json_text
 
 TIMEOUT = 60
 MAX_PARALLEL = 2
-OUTPUT_LIMIT = 20000
-ERROR_LIMIT = 2000
-CAPTURE_LIMIT = 1024 * 1024
 LOG_STRING_LIMIT = 200
 QUEUE_TIMEOUT = 300
 
@@ -194,7 +192,7 @@ def _finish(result, stdout, stderr):
         images = parsed.pop("images", None)
         if isinstance(images, list):
             result.images = [im for im in images if isinstance(im, dict)]
-            body = json.dumps(parsed, ensure_ascii=False)
+            body = json_text(parsed)     # the runtime's own serialisation: sizes agree
         result.data = parsed
     if len(body) > OUTPUT_LIMIT:
         body, result.cut = body[:OUTPUT_LIMIT], True

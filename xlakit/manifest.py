@@ -27,7 +27,7 @@ class ArgumentError(Exception):
 
 def root_dir():
     """The checkout this module lives in (``tools.json`` sits beside it)."""
-    return os.path.dirname(os.path.abspath(__file__))
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load_manifest(root=None):
@@ -87,6 +87,29 @@ def _check_schema(where, schema, problems, depth=0):
             problems.append("%s：required 里有未声明的参数" % where)
 
 
+# MCP's tool annotations (hints for clients; the MCP server passes them on unchanged).
+ANNOTATIONS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _check_annotations(where, notes, problems):
+    """``annotations`` is optional; when given, only MCP's four boolean hints (and a ``title``)."""
+    if notes is None:
+        return
+    if not isinstance(notes, dict):
+        problems.append("%s：annotations 必须是对象" % where)
+        return
+    for key, value in notes.items():
+        if key == "title":
+            if not isinstance(value, str):
+                problems.append("%s：annotations.title 必须是字符串" % where)
+        elif key not in ANNOTATIONS:
+            problems.append("%s：annotations 里的 %s 不是已知的提示（可用：%s）" % (where, key, "、".join(ANNOTATIONS)))
+        elif not isinstance(value, bool):
+            problems.append("%s：annotations.%s 必须是 true 或 false" % (where, key))
+    if notes.get("readOnlyHint") and notes.get("destructiveHint"):
+        problems.append("%s：只读工具（readOnlyHint）不能同时标为 destructiveHint" % where)
+
+
 def check_manifest_data(data, root=None):
     """Validate a parsed manifest the way the assistant does; returns every problem found."""
     root = os.path.realpath(root or root_dir())
@@ -120,6 +143,7 @@ def check_manifest_data(data, root=None):
                 problems.append("%s：parameters 必须是 type 为 object 的 JSON Schema" % where)
             else:
                 _check_schema(where + ".parameters", params, problems)
+        _check_annotations(where, tool.get("annotations"), problems)
         script = tool.get("script")
         if script is not None and (not isinstance(script, str) or not script):
             problems.append("%s：script 必须是非空字符串" % where)
@@ -137,6 +161,19 @@ def check_manifest_data(data, root=None):
         elif not os.path.isfile(real):
             problems.append("%s：脚本 %s 不存在" % (where, rel))
     return problems
+
+
+_DECLARED = {}
+
+
+def declared_tools(root=None):
+    """Names of the tools in the manifest (cached per root). Hints that point the model to
+    another tool use it, so they never name a tool this toolbox does not have."""
+    root = root or root_dir()
+    if root not in _DECLARED:
+        data, _problems = load_manifest(root)
+        _DECLARED[root] = {t.get("name") for t in (data or {}).get("tools", []) if isinstance(t, dict)}
+    return _DECLARED[root]
 
 
 def find_tool(data, name):
