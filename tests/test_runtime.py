@@ -119,3 +119,104 @@ def test_atomic_write_replaces_and_keeps_a_backup(tmp_path, home):
     assert not assert_contract(failed)["ok"]
     assert target.read_text(encoding="utf-8") == "新内容"
     assert [n for n in os.listdir(str(home)) if n.startswith(".xla-")] == []
+
+
+# ---------------------------------------------------------------------------------------------
+# What the runtime owns so that no tool copies it: paging, clamping, warnings, the deadline
+
+def test_page_items_fills_the_real_budget_and_says_where_to_continue(tmp_path, home):
+    root = toolbox(tmp_path, """
+        def main(p):
+            rows = [{"行": i, "内容": "数据" * 20} for i in range(5000)]
+            return rt.page_items(rows, p.get("n") or 0, 2000, key="rows", base={"path": "x", "note": "说明" * 50})
+        rt.run(main)
+    """)
+    first = assert_contract(xla_host.run_tool("t", {"n": 0}, root=root, home=str(home)))
+    assert first["truncated"] and first["returned"] == first["next_offset"] > 100
+    assert first["rows"][0]["行"] == 0 and first["total"] == 5000 and first["limit"] == 2000
+    res = xla_host.run_tool("t", {"n": first["next_offset"]}, root=root, home=str(home))
+    second = assert_contract(res)
+    assert second["rows"][0]["行"] == first["next_offset"]
+    assert 20000 - 1500 < len(res.stdout) <= 20000             # full pages, not a magic margin
+    last = assert_contract(xla_host.run_tool("t", {"n": 4990}, root=root, home=str(home)))
+    assert last["returned"] == 10 and last["next_offset"] is None and not last["truncated"]
+
+
+def test_page_text_counts_json_escapes_and_pages_through(tmp_path, home):
+    root = toolbox(tmp_path, """
+        TEXT = "".join("第%d行\\t\\"引号\\"\\\\路径\\x01\\n" % i for i in range(6000))
+        def main(p):
+            return rt.page_text(TEXT, p.get("n") or 0, base={"title": "长文"})
+        rt.run(main)
+    """)
+    got, offset, pages = [], 0, 0
+    while offset is not None:
+        res = xla_host.run_tool("t", {"n": offset}, root=root, home=str(home))
+        data = assert_contract(res)
+        assert data["ok"] and len(res.stdout) <= 20000
+        got.append(data["text"])
+        offset, pages = data["next_offset"], pages + 1
+        assert data["total_chars"] > 20000
+    whole = "".join(got)
+    assert whole == "".join("第%d行\t\"引号\"\\路径\x01\n" % i for i in range(6000)) and pages > 5
+    assert all(part.endswith("\n") for part in got)            # pages end at a line break
+
+
+def test_clamp_and_warn_give_one_warnings_list(tmp_path, home):
+    root = toolbox(tmp_path, """
+        def main(p):
+            rt.clamp(p, "n", 100, minimum=1)
+            rt.warn("第二条提醒")
+            return {"n": p["n"], "warn": ["工具自己的提醒"]}
+        rt.run(main)
+    """)
+    data = assert_contract(xla_host.run_tool("t", {"n": 100000}, root=root, home=str(home)))
+    assert data["n"] == 100 and "warn" not in data
+    assert data["warnings"][0] == "工具自己的提醒" and any("超过上限 100" in w for w in data["warnings"])
+    assert data["warnings"][-1] == "第二条提醒"
+    data = assert_contract(xla_host.run_tool("t", {"n": 0}, root=root, home=str(home)))
+    assert data["n"] == 1 and any("小于下限" in w for w in data["warnings"])
+
+
+def test_deadline_gives_a_partial_answer_or_a_chinese_timeout(tmp_path, home):
+    root = toolbox(tmp_path, """
+        import time
+        def main(p):
+            done = 0
+            while not rt.deadline.expired():
+                time.sleep(0.05)
+                done += 1
+            if p.get("n") == 1:
+                rt.deadline.check("统计")
+            return {"partial": True, "done": done, "left": rt.deadline.remaining()}
+        rt.run(main)
+    """)
+    res = xla_host.run_tool("t", {}, root=root, home=str(home), extra_env={"XLA_DEADLINE": "1"})
+    data = assert_contract(res)
+    assert data["partial"] and data["left"] == 0 and res.duration < 10
+    res = xla_host.run_tool("t", {"n": 1}, root=root, home=str(home), extra_env={"XLA_DEADLINE": "1"})
+    assert "超过时间上限" in assert_contract(res)["error"] and res.exit_code == 1
+
+
+def test_a_result_with_images_near_the_cap_is_measured_the_same_by_tool_and_host(tmp_path, home):
+    """One serialisation on both sides: the tool fills its budget exactly, the host must not cut."""
+    root = toolbox(tmp_path, """
+        import base64
+        def main(p):
+            img = {"name": "a.png", "mime": "image/png", "data": base64.b64encode(b"x" * 30000).decode()}
+            rows = [[i, "值 %d" % i, {"k": i}] for i in range(3000)]
+            out = rt.page_items(rows, 0, 3000, key="rows", base={"summary": "图"})
+            out["images"] = [img]
+            return out
+        rt.run(main)
+    """)
+    res = xla_host.run_tool("t", {}, root=root, home=str(home))
+    assert res.ok and not res.cut, res.error
+    assert len(res.images) == 1 and "images" not in res.data
+    assert 19000 < len(res.text) <= 20000 and json.loads(res.text)["returned"] == res.data["returned"]
+
+
+def test_internal_errors_never_ask_the_model_to_set_an_environment_variable(tmp_path, home):
+    root = toolbox(tmp_path, "rt.run(lambda p: 1 / 0)")
+    err = assert_contract(xla_host.run_tool("t", {}, root=root, home=str(home)))["error"]
+    assert "XLA_DEBUG" not in err and "ZeroDivisionError" in err

@@ -95,12 +95,12 @@ def unique_path(path):
 def backup_file(path):
     """Copy an existing file into ``~/.xla/backup/`` before it changes; returns the copy's path.
 
-    Names are ``YYYYmmdd-HHMMSS_<key>_<name>`` so the copies of one file group by ``key``; after
-    each copy the folder is pruned (see :func:`prune_backups`)."""
+    Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of one file group by ``key`` and
+    sort by time; after each copy the folder is pruned (see :func:`prune_backups`)."""
     if not os.path.isfile(path):
         return None
     folder = paths.backup_dir(create=True)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     target = unique_path(os.path.join(folder, "%s_%s_%s" % (stamp, _key(path), os.path.basename(path))))
     shutil.copy2(path, target)
     # copy2 keeps the original's mtime; the copy's own age must be when it was made
