@@ -22,7 +22,7 @@ sys.path.insert(0, ROOT)
 from xlakit import manifest as xla_manifest  # noqa: E402
 from xlakit import text as xla_text  # noqa: E402
 
-TEST_REQUIREMENTS = ["pytest>=7", "vermin>=1.5"]
+TEST_REQUIREMENTS = ["pytest>=7", "pytest-xdist>=3", "vermin>=1.5"]
 
 USAGE = """xla-tools 命令行
 
@@ -141,7 +141,9 @@ def cmd_selftest(args):
             return code
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tools", "pydeps")])
-    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests")] + list(args)
+    # Both cores: the suite spawns hundreds of tool processes, most of the time is waiting on them.
+    workers = ["-n", str(min(4, max(2, os.cpu_count() or 2)))] if not any(a.startswith("-n") for a in args) else []
+    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + workers + [os.path.join(ROOT, "tests")] + list(args)
     print("$ " + " ".join(cmd), flush=True)
     return subprocess.call(cmd, cwd=ROOT, env=env)
 

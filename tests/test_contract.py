@@ -98,6 +98,8 @@ def materialise(args, home):
 
 
 CASES = cases()
+# No case may reach the internet: every origin behaves as if the machine were offline.
+OFFLINE = {"XLA_NET_MAP": json.dumps({"*": "offline"})}
 
 
 def test_manifest_passes_check():
@@ -109,7 +111,8 @@ def test_manifest_passes_check():
 def test_tool_survives_bad_input(name, case, payload, expect_ok, home):
     payload = materialise(payload, home)
     raw = payload if isinstance(payload, (str, bytes)) else json.dumps(payload, ensure_ascii=False)
-    result = xla_host.run_tool(name, None, home=str(home), raw_input=raw, timeout=60)
+    result = xla_host.run_tool(name, None, home=str(home), raw_input=raw, timeout=60,
+                                 extra_env=OFFLINE)
     data = assert_contract(result)
     if expect_ok is not None:
         assert data["ok"] is expect_ok, data
@@ -121,7 +124,8 @@ def test_host_rejects_wrong_types_before_spawning(tool, home):
     if not props:
         pytest.skip("no parameters")
     key, schema = next(iter(props.items()))
-    result = xla_host.run_tool(tool["name"], dict(base_args(tool), **{key: WRONG[schema["type"]]}), home=str(home))
+    result = xla_host.run_tool(tool["name"], dict(base_args(tool), **{key: WRONG[schema["type"]]}), home=str(home),
+                                 extra_env=OFFLINE)
     assert not result.ok and result.exit_code == 2 and "参数 %s" % key in result.error
 
 
