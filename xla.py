@@ -6,6 +6,7 @@
     python3 xla.py schema                the manifest as a function-calling tool list (JSON)
     python3 xla.py run NAME [JSON]       run a tool like the assistant (JSON from the argument or stdin)
                  [--save-images DIR] [--timeout S]
+    python3 xla.py mcp [--root DIR]      serve every tool over MCP (stdio) for MCP clients
     python3 xla.py deps                  pre-install every third-party library into tools/pydeps
     python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
                                          update ~/.xla-tools to the newest released tag
@@ -22,7 +23,7 @@ sys.path.insert(0, ROOT)
 from xlakit import manifest as xla_manifest  # noqa: E402
 from xlakit import text as xla_text  # noqa: E402
 
-TEST_REQUIREMENTS = ["pytest>=7", "pytest-xdist>=3", "vermin>=1.5"]
+TEST_REQUIREMENTS = ["pytest>=7", "pytest-xdist>=3", "vermin>=1.5", "fonttools>=4"]
 
 USAGE = """xla-tools 命令行
 
@@ -31,6 +32,7 @@ USAGE = """xla-tools 命令行
     python3 xla.py schema                 输出给模型接口用的函数定义（JSON）
     python3 xla.py run 工具名 [JSON]      像助手一样运行一个工具（JSON 也可从标准输入给）
                   [--save-images 目录] [--timeout 秒]
+    python3 xla.py mcp                    作为 MCP 服务器（标准输入输出）提供全部工具
     python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
     python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]
                                           把 ~/.xla-tools 更新到最新的版本标签
@@ -113,6 +115,11 @@ def cmd_run(args):
     return 0 if result.ok else 1
 
 
+def cmd_mcp(args):
+    from xlakit import mcp as xla_mcp
+    return xla_mcp.main(args)
+
+
 def cmd_deps(_args):
     import pydeps_boot
     return pydeps_boot.main(["install-all"])
@@ -148,8 +155,8 @@ def cmd_selftest(args):
     return subprocess.call(cmd, cwd=ROOT, env=env)
 
 
-COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": cmd_run, "deps": cmd_deps,
-            "sync": cmd_sync, "selftest": cmd_selftest}
+COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": cmd_run, "mcp": cmd_mcp,
+            "deps": cmd_deps, "sync": cmd_sync, "selftest": cmd_selftest}
 
 
 def main(argv=None):

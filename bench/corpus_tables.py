@@ -1,0 +1,143 @@
+"""Score the table readers on other people's files: a public test corpus, side by side with calamine.
+
+    python3 bench/corpus_tables.py FOLDER [FOLDER...]
+
+FOLDER holds spreadsheets from a public corpus (for example the ``tests/`` folder of calamine,
+xlrd or SheetJS, brought here with the search tool's fetch). For each file it prints what our
+reader made of it (ok with its sheets and cells, or the Chinese error) and what python-calamine
+made of it, then whether the two agree cell by cell. It also runs the real ``read_spreadsheet``
+tool through the host on every file, so a traceback, a timeout or a cut answer shows up as a
+contract failure. Nothing here is a test: the corpus is not committed (licences differ per
+file); surprises found with it become small committed fixtures with their source noted.
+"""
+import datetime
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "pydeps")]
+
+from xlakit.tables import formats as tf  # noqa: E402
+from xlakit import host  # noqa: E402
+
+EXTS = (".xlsx", ".xlsm", ".xls", ".csv", ".ods", ".xlsb")
+
+
+def norm(value):
+    """A comparable form: numbers as rounded floats, dates as ISO text, empty as None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return round(float(value), 9)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return round(value.total_seconds() / 86400.0, 9)
+    return str(value).strip()
+
+
+def grid(rows):
+    out = []
+    for row in rows:
+        cells = [norm(v) for v in row]
+        while cells and cells[-1] is None:
+            cells.pop()
+        out.append(cells)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def ours(path):
+    book = tf.open_book(path)
+    sheets = {}
+    for info in book.sheets:
+        sheets[info.name] = grid(book.rows(info.name))
+    return sheets
+
+
+def calamine(path):
+    from python_calamine import CalamineWorkbook
+    wb = CalamineWorkbook.from_path(path)
+    return {name: grid(wb.get_sheet_by_name(name).to_python()) for name in wb.sheet_names}
+
+
+def compare(a, b):
+    """(agreeing cells, differing cells, first difference)."""
+    same = diff = 0
+    first = None
+    for name in a:
+        if name not in b:
+            continue
+        ra, rb = a[name], b[name]
+        # calamine starts at the first used cell; align by dropping leading empty rows
+        while ra and not ra[0]:
+            ra = ra[1:]
+        while rb and not rb[0]:
+            rb = rb[1:]
+        for i in range(max(len(ra), len(rb))):
+            x = ra[i] if i < len(ra) else []
+            y = rb[i] if i < len(rb) else []
+            for j in range(max(len(x), len(y))):
+                u = x[j] if j < len(x) else None
+                v = y[j] if j < len(y) else None
+                if u == v:
+                    same += 1
+                else:
+                    diff += 1
+                    if first is None:
+                        first = "%s!R%dC%d ours=%r calamine=%r" % (name, i + 1, j + 1, u, v)
+    return same, diff, first
+
+
+def main(folders):
+    files = []
+    for folder in folders:
+        for base, _dirs, names in os.walk(folder):
+            files += [os.path.join(base, n) for n in sorted(names) if n.lower().endswith(EXTS)]
+    totals = {"files": 0, "ours_ok": 0, "cal_ok": 0, "agree": 0, "contract_ok": 0}
+    home = os.path.join("/tmp", "xla-corpus-home")
+    os.makedirs(home, exist_ok=True)
+    for path in files:
+        totals["files"] += 1
+        name = os.path.relpath(path, folders[0])
+        try:
+            t = time.perf_counter()
+            a = ours(path)
+            ta = time.perf_counter() - t
+            totals["ours_ok"] += 1
+            ours_txt = "ok %d sheets %.3fs" % (len(a), ta)
+        except Exception as exc:  # noqa: BLE001
+            a, ours_txt = None, "ERR %s: %s" % (type(exc).__name__, str(exc)[:90])
+        try:
+            b = calamine(path)
+            totals["cal_ok"] += 1
+            cal_txt = "ok"
+        except Exception as exc:  # noqa: BLE001
+            b, cal_txt = None, "ERR %s" % str(exc)[:60]
+        verdict = ""
+        if a is not None and b is not None:
+            same, diff, first = compare(a, b)
+            if diff == 0:
+                totals["agree"] += 1
+                verdict = "agree (%d cells)" % same
+            else:
+                verdict = "DIFF %d/%d: %s" % (diff, same + diff, first)
+        res = host.run_tool("read_spreadsheet", {"path": path, "limit": 50}, home=home, log=False)
+        contract = (not res.timed_out and "Traceback" not in res.stdout + res.stderr and
+                    len(res.stdout) <= 20000 and isinstance(res.data, dict))
+        totals["contract_ok"] += contract
+        print("%-48s ours: %-34s calamine: %-10s %s%s" % (name[:48], ours_txt[:34], cal_txt[:10], verdict[:160],
+                                                           "" if contract else "  CONTRACT BROKEN: " + res.stderr[-200:]))
+    print("\n%(files)d files: our reader read %(ours_ok)d, calamine %(cal_ok)d; cell-for-cell agreement on "
+          "%(agree)d; tool contract held on %(contract_ok)d" % totals)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or [os.path.join(HERE, "data", "corpus")])

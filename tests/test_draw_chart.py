@@ -1,0 +1,208 @@
+"""draw_chart: every chart type and option through the real script, on each font path (glyf TTC,
+CFF CID-keyed TTC, the embedded bitmap font with no system font at all); the PNG is decoded back
+with the standard library and checked for size, colours and ink where the text should be."""
+import base64
+import os
+
+import pytest
+
+from conftest import fail, ok
+from xlakit.raster import chart, png
+from xlakit.raster.chart import PALETTE
+
+NOTO = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+WQY = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+
+FONT_PATHS = [
+    pytest.param({"XLA_CHART_BITMAP": "1"}, id="bitmap"),
+    pytest.param({"XLA_CHART_FONT": WQY}, id="glyf-ttc",
+                 marks=pytest.mark.skipif(not os.path.exists(WQY), reason="fonts-wqy-microhei not installed")),
+    pytest.param({"XLA_CHART_FONT": NOTO}, id="cff-cid-ttc",
+                 marks=pytest.mark.skipif(not os.path.exists(NOTO), reason="fonts-noto-cjk not installed")),
+]
+
+BAR = {"type": "bar", "title": "2024年各区域销售额", "labels": ["华东", "华南", "华北", "西南"],
+       "series": [{"name": "2023", "data": [12000, 9800, 15000, 7000]},
+                  {"name": "2024", "data": [13500, 10200, -1400, 8900]}], "y_label": "销售额", "unit": "元"}
+LINE = {"type": "line", "title": "月度趋势", "labels": ["%d月" % i for i in range(1, 13)],
+        "series": [{"name": "收入", "data": [120, 132, 101, 134, None, 230, 210, 182, 191, 234, 290, 330]},
+                   {"name": "支出", "data": [220, 182, 191, 234, 290, 330, 310, 201, 154, 190, 330, 410]}],
+        "x_label": "月份"}
+PIE = {"type": "pie", "title": "费用构成", "labels": ["差旅", "餐饮", "办公用品", "培训", "通讯", "快递"],
+       "values": [12300, 5600, 3100, 2200, 150, 80]}
+
+
+def image_of(data):
+    assert len(data["images"]) == 1
+    im = data["images"][0]
+    assert im["mime"] == "image/png" and im["name"].endswith(".png")
+    raw = base64.b64decode(im["data"])
+    with open(data["path"], "rb") as f:
+        assert f.read() == raw, "saved file and returned image differ"
+    return png.decode(raw)
+
+
+def pixel(img, x, y):
+    w, _h, rgb = img
+    o = (y * w + x) * 3
+    return tuple(rgb[o:o + 3])
+
+
+def colours(img):
+    _w, _h, rgb = img
+    return set(bytes(rgb[i:i + 3]) for i in range(0, len(rgb), 3))
+
+
+def ink(img, x0, y0, x1, y1, dark=140):
+    """Number of dark pixels (text) in a box."""
+    n = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            r, g, b = pixel(img, x, y)
+            if r < dark and g < dark and b < dark:
+                n += 1
+    return n
+
+
+@pytest.mark.parametrize("env", FONT_PATHS)
+@pytest.mark.parametrize("spec", [BAR, LINE, PIE], ids=["bar", "line", "pie"])
+def test_every_type_on_every_font_path(run, home, env, spec):
+    data = ok(run("draw_chart", spec, extra_env=env))
+    img = image_of(data)
+    w, h, _ = img
+    assert (w, h) == (data["width"], data["height"]) == ((640, 480) if spec["type"] == "pie" else (800, 500))
+    assert data["path"].startswith(str(home / ".xla" / "workspace" / "charts"))
+    assert "missing_chars" not in data
+    if env.get("XLA_CHART_BITMAP"):
+        assert "内嵌点阵" in data["font"]
+    else:
+        assert env["XLA_CHART_FONT"] in data["font"]
+    cols = colours(img)
+    assert bytes(PALETTE[0]) in cols and bytes(PALETTE[1]) in cols      # two series / slices
+    # the title is centred in the top band: dark ink there, and none in the top-left corner
+    assert ink(img, w // 2 - 60, 5, w // 2 + 60, 45) > 80
+    assert ink(img, 0, 0, 12, 12) == 0
+    assert data["summary"].endswith("。") and spec["title"] in data["summary"]
+
+
+def test_bitmap_font_draws_category_labels_under_bars(run):
+    spec = {"type": "bar", "labels": ["甲", "乙", "丙"], "series": [{"name": "数量", "data": [3, 5, 4]}],
+            "value_labels": False}
+    img = image_of(ok(run("draw_chart", spec, extra_env={"XLA_CHART_BITMAP": "1"})))
+    w, h, _ = img
+    # three labels centred under three equal slots between the y-axis labels and the right edge
+    band = [ink(img, x, h - 30, x + 1, h - 2) for x in range(w)]
+    columns = [x for x, v in enumerate(band) if v]
+    assert columns, "no label ink under the axis"
+    groups = []
+    for x in columns:
+        if groups and x - groups[-1][-1] <= 3:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    assert len(groups) == 3, [(g[0], g[-1]) for g in groups]
+    bar_color = bytes(PALETTE[0])
+    for g in groups:
+        cx = (g[0] + g[-1]) // 2
+        assert bytes(pixel(img, cx, h - 70)) == bar_color   # each label sits under its bar
+
+
+@pytest.mark.parametrize("env", FONT_PATHS)
+def test_options_stacked_horizontal_rotated(run, env):
+    stacked = {"type": "bar", "stacked": True, "title": "季度构成", "labels": ["一季度", "二季度", "三季度"],
+               "series": [{"name": "线上", "data": [3.2e8, 4.1e8, 3.9e8]}, {"name": "线下", "data": [2.1e8, 1.9e8, 2.4e8]}]}
+    img = image_of(ok(run("draw_chart", stacked, extra_env=env)))
+    assert bytes(PALETTE[1]) in colours(img)
+    horizontal = {"type": "bar", "horizontal": True, "labels": ["研发中心（北京）", "市场营销部", "人力资源与行政管理部"],
+                  "series": [{"name": "人数", "data": [120, 45, 18]}], "width": 600, "height": 320}
+    img = image_of(ok(run("draw_chart", horizontal, extra_env=env)))
+    assert img[0] == 600 and img[1] == 320
+    # the longest category name is right-aligned left of the bars: ink on the left third
+    assert ink(img, 0, 0, 200, 320) > 150
+    many = {"type": "bar", "labels": ["产品型号-%02d号" % i for i in range(30)],
+            "series": [{"name": "销量", "data": [(i * 37) % 100 - 20 for i in range(30)]}]}
+    data = ok(run("draw_chart", many, extra_env=env))
+    img = image_of(data)
+    assert ink(img, 0, 380, 800, 500) > 500   # rotated labels fill the bottom band
+
+
+def test_sizes_are_clamped_with_a_warning(run):
+    data = ok(run("draw_chart", dict(PIE, width=5000, height=100), extra_env={"XLA_CHART_BITMAP": "1"}))
+    assert (data["width"], data["height"]) == (2400, 240)
+    assert any("超出范围" in w for w in data["warnings"])
+
+
+def test_unique_file_names(run, home):
+    spec = dict(PIE, file_name="占比")
+    a = ok(run("draw_chart", spec, extra_env={"XLA_CHART_BITMAP": "1"}))
+    b = ok(run("draw_chart", spec, extra_env={"XLA_CHART_BITMAP": "1"}))
+    assert os.path.basename(a["path"]) == "占比.png"
+    assert os.path.basename(b["path"]) == "占比_2.png"
+    assert os.path.exists(a["path"]) and os.path.exists(b["path"])
+
+
+def test_character_in_no_font_is_a_box_and_reported(run):
+    data = ok(run("draw_chart", {"type": "bar", "title": "𠀀测试", "labels": ["A"],
+                                 "series": [{"name": "x", "data": [1]}]}, extra_env={"XLA_CHART_BITMAP": "1"}))
+    assert data["missing_chars"] == "𠀀"
+    assert any("方框" in w for w in data["warnings"])
+
+
+def test_settings_file_chooses_the_bitmap_font(run, home):
+    (home / ".xla").mkdir(exist_ok=True)
+    (home / ".xla" / "settings.json").write_text('{"chart_bitmap": true}', encoding="utf-8")
+    data = ok(run("draw_chart", PIE))
+    assert "内嵌点阵" in data["font"]
+
+
+def test_missing_configured_font_falls_back(run):
+    data = ok(run("draw_chart", PIE, extra_env={"XLA_CHART_FONT": "/nonexistent/font.ttf"}))
+    assert any("不存在" in w for w in data["warnings"])
+    image_of(data)
+
+
+@pytest.mark.parametrize("spec,words", [
+    ({"type": "bar", "labels": ["a", "b"], "series": [{"name": "x", "data": [1, 2, 3]}]}, "数量要一致"),
+    ({"type": "line", "series": [{"name": "x", "data": [1, 2]}, {"name": "y", "data": [1]}]}, "长度要一致"),
+    ({"type": "bar", "series": [{"name": "x", "data": [1, "abc"]}]}, "不是数字"),
+    ({"type": "bar", "series": [{"name": "x", "data": []}]}, "为空"),
+    ({"type": "bar", "series": []}, "需要 series"),
+    ({"type": "line", "series": [{"name": "x", "data": [None, None]}]}, "全是 null"),
+    ({"type": "pie", "labels": ["a", "b"], "values": [0, 0]}, "全是 0"),
+    ({"type": "pie", "labels": ["a", "b"], "values": [5, -1]}, "不能为负"),
+    ({"type": "pie"}, "需要 values"),
+])
+def test_bad_data_gets_a_chinese_error(run, spec, words):
+    err = fail(run("draw_chart", spec, extra_env={"XLA_CHART_BITMAP": "1"}))
+    assert words in err, err
+
+
+# -- unit level ------------------------------------------------------------------------------------
+
+def test_nice_ticks_and_numbers():
+    ticks, step = chart.nice_ticks(0, 87)
+    assert step == 20 and ticks[0] == 0 and ticks[-1] == 100
+    ticks, step = chart.nice_ticks(-13, 42)
+    assert step == 20 and ticks[0] == -20 and ticks[-1] == 60 and 0.0 in ticks
+    assert chart.nice_ticks(0, 0.037)[1] == pytest.approx(0.01)
+    unit = chart.unit_for(150000)
+    assert chart.fmt_number(150000, 50000, unit) == "15万"
+    assert chart.fmt_number(12000, None, unit) == "1.2万"
+    assert chart.fmt_number(3.5e8, None, chart.unit_for(3.5e8)) == "3.5亿"
+    assert chart.fmt_number(3100, None, chart.unit_for(3100)) == "3,100"
+    assert chart.fmt_number(1234567, None, (1.0, ""), "comma") == "1,234,567"
+
+
+def test_png_round_trip_palette_and_rgb():
+    w, h = 37, 11
+    flat = bytearray(bytes((10, 20, 30)) * (w * h))
+    flat[0:3] = b"\xff\x00\x00"
+    data = png.encode(w, h, flat)
+    assert data[25] == 3   # colour type: palette
+    assert png.decode(data) == (w, h, flat)
+    import random
+    rnd = random.Random(5)
+    noisy = bytearray(rnd.randrange(256) for _ in range(w * h * 3))
+    data = png.encode(w, h, noisy)
+    assert data[25] == 2
+    assert png.decode(data) == (w, h, noisy)

@@ -1,0 +1,794 @@
+"""Chart layout: line, bar (grouped, stacked, horizontal) and pie charts drawn on a Canvas.
+
+Why the rules here: the picture goes straight into a user's report, so it must read well without
+tuning. Value axes use 1-2-5 steps and always show zero for bars (a bar that starts at 80 lies);
+large numbers use 万/亿 like Chinese reports do; category labels are laid out horizontally, wrapped,
+rotated or thinned in that order until none overlap; the legend sits in its own band above the plot
+so it can never cover data; the palette is Okabe-Ito (safe for the common colour-vision
+deficiencies) and lines also differ by marker shape; pie slices too thin for a label inside get an
+outside label with a leader line, spread so labels never overlap, and a long tail is merged into
+「其他」. ``null`` in a line series leaves a gap rather than inventing a value.
+"""
+import math
+
+from ..errors import InputError
+from .canvas import Canvas, circle, oriented, stroke_polygons
+
+PALETTE = [(0, 114, 178), (230, 159, 0), (0, 158, 115), (213, 94, 0), (204, 121, 167), (86, 180, 233),
+           (153, 136, 0), (90, 90, 90), (51, 34, 136), (136, 204, 238), (68, 170, 153), (17, 119, 51),
+           (153, 153, 51), (221, 204, 119), (204, 102, 119), (136, 34, 85), (170, 68, 153)]
+TEXT = (51, 51, 51)
+SUBTLE = (110, 110, 110)
+GRID = (229, 229, 229)
+AXIS = (150, 150, 150)
+ZERO = (90, 90, 90)
+WHITE = (255, 255, 255)
+MARKERS = ("circle", "square", "triangle", "diamond")
+
+MIN_W, MAX_W, MIN_H, MAX_H = 320, 2400, 240, 1800
+
+
+# -- numbers --------------------------------------------------------------------------------------
+
+def nice_ticks(lo, hi, target=5):
+    """Ticks with a 1-2-5 step covering [lo, hi] (lo < hi)."""
+    if hi <= lo:
+        hi = lo + 1.0
+    raw = (hi - lo) / float(target)
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        step = m * mag
+        if step >= raw * 0.999:
+            break
+    first = math.floor(lo / step + 1e-9) * step
+    last = math.ceil(hi / step - 1e-9) * step
+    n = int(round((last - first) / step))
+    ticks = [first + i * step for i in range(n + 1)]
+    return [0.0 if abs(t) < step * 1e-9 else t for t in ticks], step
+
+
+def _decimals(step):
+    d = 0
+    while d < 6 and abs(step * 10 ** d - round(step * 10 ** d)) > 1e-6 * max(1.0, step * 10 ** d):
+        d += 1
+    return d
+
+
+def unit_for(max_abs, style="auto"):
+    """(divisor, suffix) for a number style: auto (万/亿), comma (thousands), plain."""
+    if style == "auto":
+        if max_abs >= 1e8:
+            return 1e8, "亿"
+        if max_abs >= 1e4:
+            return 1e4, "万"
+    return 1.0, ""
+
+
+def fmt_number(v, step=None, unit=(1.0, ""), style="auto"):
+    div, suffix = unit
+    x = v / div
+    if step is not None:
+        d = _decimals(step / div)
+    else:
+        a = abs(x)
+        d = 0 if (a >= 100 or a == int(a)) else (1 if a >= 10 else 2)
+    d = min(d, 4)
+    text = ("{:,.%df}" % d).format(x) if (style == "comma" or (style == "auto" and not suffix)) else ("{:.%df}" % d).format(x)
+    if step is None and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", "-0.0"):
+        text = "0"
+    return text + suffix if x != 0 else "0"
+
+
+# -- validation -------------------------------------------------------------------------------------
+
+def _num(v, where):
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise InputError("%s 是布尔值 %s，应为数字" % (where, v))
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+            raise InputError("%s 不是有限的数字（%r），请换成数字或 null" % (where, v))
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip().replace(",", "").replace("，", "").replace("￥", "").replace("¥", "")
+        mult = 1.0
+        if t.endswith("%"):
+            t = t[:-1]
+        if t.endswith("万"):
+            t, mult = t[:-1], 1e4
+        elif t.endswith("亿"):
+            t, mult = t[:-1], 1e8
+        try:
+            f = float(t) * mult
+            if not math.isinf(f) and not math.isnan(f):
+                return f
+        except ValueError:
+            pass
+    raise InputError("%s 的值 %r 不是数字。请传数字（如 1280.5），缺失的点用 null" % (where, v))
+
+
+def normalize(params):
+    """Check the call and return a clean spec dict (Chinese InputError on bad data)."""
+    kind = params.get("type") or "bar"
+    if kind not in ("line", "bar", "pie"):
+        raise InputError("type 只能是 line（折线图）、bar（柱状图）或 pie（饼图），收到 %r" % (kind,))
+    labels = params.get("labels")
+    if labels is not None and not isinstance(labels, list):
+        raise InputError("labels 应是类目名数组，如 [\"1月\", \"2月\"]")
+    labels = ["" if l is None else (l if isinstance(l, str) else _label_text(l)) for l in (labels or [])]
+    spec = {"type": kind, "title": (params.get("title") or "").strip(), "labels": labels,
+            "x_label": (params.get("x_label") or "").strip(), "y_label": (params.get("y_label") or "").strip(),
+            "stacked": bool(params.get("stacked")), "horizontal": bool(params.get("horizontal")),
+            "value_labels": params.get("value_labels"), "number_format": params.get("number_format") or "auto",
+            "unit": (params.get("unit") or "").strip()}
+    if spec["number_format"] not in ("auto", "comma", "plain"):
+        raise InputError("number_format 只能是 auto（万/亿）、comma（千分位）或 plain")
+    w = params.get("width") or (640 if kind == "pie" else 800)
+    h = params.get("height") or (480 if kind == "pie" else 500)
+    spec["clamped"] = []
+    for key, val, lo, hi in (("width", w, MIN_W, MAX_W), ("height", h, MIN_H, MAX_H)):
+        v = int(val)
+        if v < lo or v > hi:
+            spec["clamped"].append("%s=%d 超出范围，已调整为 %d" % (key, v, min(max(v, lo), hi)))
+        spec[key] = min(max(v, lo), hi)
+    if kind == "pie":
+        values = params.get("values")
+        if values is None and params.get("series"):
+            s0 = params["series"][0]
+            values = s0.get("data") if isinstance(s0, dict) else None
+        if not isinstance(values, list) or not values:
+            raise InputError("饼图需要 values（各部分的数值），如 {\"type\": \"pie\", \"labels\": [\"A\", \"B\"], \"values\": [30, 70]}")
+        vals = [_num(v, "values[%d]" % i) for i, v in enumerate(values)]
+        vals = [0.0 if v is None else v for v in vals]
+        neg = [i for i, v in enumerate(vals) if v < 0]
+        if neg:
+            raise InputError("饼图的数值不能为负（values[%d] = %s）。有正有负的数据请改用柱状图 type=bar" % (neg[0], _g(vals[neg[0]])))
+        if sum(vals) <= 0:
+            raise InputError("饼图的数值全是 0，画不出占比。请检查数据，或改用柱状图")
+        if labels and len(labels) != len(vals):
+            raise InputError("labels 有 %d 个，values 有 %d 个，数量要一致" % (len(labels), len(vals)))
+        spec["values"] = vals
+        spec["labels"] = labels or ["第%d项" % (i + 1) for i in range(len(vals))]
+        return spec
+    series = params.get("series")
+    if series is None and isinstance(params.get("values"), list):
+        series = [{"name": "", "data": params["values"]}]
+    if not isinstance(series, list) or not series:
+        raise InputError("折线图/柱状图需要 series，如 [{\"name\": \"销售额\", \"data\": [120, 98, 150]}]")
+    clean = []
+    for i, s in enumerate(series):
+        if isinstance(s, list):
+            s = {"data": s}
+        if not isinstance(s, dict):
+            raise InputError("series[%d] 应是对象 {\"name\": 名称, \"data\": [数值…]}" % i)
+        data = s.get("data")
+        if not isinstance(data, list) or not data:
+            raise InputError("series[%d]（%s）的 data 为空，至少要有一个数值" % (i, s.get("name") or "未命名"))
+        vals = [_num(v, "series[%d].data[%d]" % (i, j)) for j, v in enumerate(data)]
+        if all(v is None for v in vals):
+            raise InputError("series[%d]（%s）的数值全是 null，没有可画的数据" % (i, s.get("name") or "未命名"))
+        name = s.get("name")
+        clean.append({"name": "" if name is None else str(name), "data": vals})
+    n = len(clean[0]["data"])
+    for i, s in enumerate(clean):
+        if len(s["data"]) != n:
+            raise InputError("series[%d] 有 %d 个数值，series[0] 有 %d 个：各系列长度要一致（缺的点用 null）" % (i, len(s["data"]), n))
+    if labels and len(labels) != n:
+        raise InputError("labels 有 %d 个，但每个系列有 %d 个数值，数量要一致" % (len(labels), n))
+    if kind == "bar":
+        for s in clean:
+            s["data"] = [0.0 if v is None else v for v in s["data"]] if spec["stacked"] else s["data"]
+    spec["series"] = clean
+    spec["labels"] = labels or [str(i + 1) for i in range(n)]
+    return spec
+
+
+def _label_text(v):
+    if isinstance(v, float) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
+def _g(v):
+    return ("%.6g" % v)
+
+
+# -- drawing helpers --------------------------------------------------------------------------------
+
+def wrap(fonts, text, size, max_w, max_lines=2):
+    """Split a label into at most max_lines lines fitting max_w (CJK breaks anywhere; words at
+    spaces); the last line is cut with … when needed."""
+    if fonts.width(text, size) <= max_w:
+        return [text]
+    lines, cur = [], ""
+    tokens = []
+    word = ""
+    for ch in text:
+        if ord(ch) < 0x2E80 and not ch.isspace():
+            word += ch
+        else:
+            if word:
+                tokens.append(word)
+                word = ""
+            tokens.append(ch)
+    if word:
+        tokens.append(word)
+    for tok in tokens:
+        if fonts.width(cur + tok, size) <= max_w or not cur:
+            cur += tok
+        else:
+            lines.append(cur.rstrip())
+            cur = tok.lstrip()
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1] + "…"
+    out = []
+    for ln in lines:
+        while fonts.width(ln, size) > max_w and len(ln) > 1:
+            ln = ln[:-2] + "…"
+        out.append(ln)
+    return out
+
+
+def _marker(cv, kind, x, y, r, color):
+    if kind == "square":
+        poly = [(x - r * 0.85, y - r * 0.85), (x + r * 0.85, y - r * 0.85), (x + r * 0.85, y + r * 0.85), (x - r * 0.85, y + r * 0.85)]
+    elif kind == "triangle":
+        poly = [(x, y - r * 1.1), (x + r, y + r * 0.75), (x - r, y + r * 0.75)]
+    elif kind == "diamond":
+        poly = [(x, y - r * 1.15), (x + r * 1.15, y), (x, y + r * 1.15), (x - r * 1.15, y)]
+    else:
+        poly = circle(x, y, r, 14)
+    cv.fill_polygons([oriented(poly)], color)
+
+
+class Chart(object):
+    def __init__(self, spec, fonts):
+        self.spec = spec
+        self.fonts = fonts
+        self.w, self.h = spec["width"], spec["height"]
+        self.cv = Canvas(self.w, self.h)
+        k = min(self.w / 800.0, self.h / 500.0)
+        k = min(max(k, 0.75), 1.8)
+        self.fs = max(11.0, round(13 * k))          # tick and legend text
+        self.fs_title = max(14.0, round(19 * k))
+        self.fs_value = max(10.0, round(11.5 * k))
+        self.pad = round(16 * k)
+        self.notes = []
+
+    def text(self, x, y, s, size, color=TEXT, **kw):
+        self.fonts.draw(self.cv, x, y, s, size, color, **kw)
+
+    # -- common bands --------------------------------------------------------------------------------
+    def draw_title(self):
+        top = self.pad * 0.75
+        if self.spec["title"]:
+            lines = wrap(self.fonts, self.spec["title"], self.fs_title, self.w - 2 * self.pad, 2)
+            for ln in lines:
+                self.text(self.w / 2.0, top, ln, self.fs_title, (34, 34, 34), anchor="center", baseline="top")
+                top += self.fs_title * 1.3
+            top += self.fs * 0.4
+        return top
+
+    def legend_rows(self, names, max_w):
+        sw = self.fs * 1.1
+        items = [(n, sw + 6 + self.fonts.width(n, self.fs)) for n in names]
+        rows, cur, cur_w = [], [], 0.0
+        gap = self.fs * 1.5
+        for i, (n, iw) in enumerate(items):
+            if cur and cur_w + gap + iw > max_w:
+                rows.append((cur, cur_w))
+                cur, cur_w = [], 0.0
+            cur_w += (gap if cur else 0) + iw
+            cur.append((i, n, iw))
+        if cur:
+            rows.append((cur, cur_w))
+        return rows
+
+    def draw_legend(self, top, names, kinds=None):
+        """A legend band (centred rows) from ``top``; returns the y below it."""
+        if len(names) < 2 or not any(names):
+            return top
+        rows = self.legend_rows(names, self.w - 2 * self.pad)
+        sw = self.fs * 1.1
+        gap = self.fs * 1.5
+        lh = self.fs * 1.55
+        for items, row_w in rows:
+            x = (self.w - row_w) / 2.0
+            cy = top + lh / 2.0
+            for i, n, iw in items:
+                color = PALETTE[i % len(PALETTE)]
+                if kinds == "line":
+                    self.cv.fill_polygons(stroke_polygons([(x, cy), (x + sw, cy)], 2.4), color)
+                    _marker(self.cv, MARKERS[i % 4], x + sw / 2.0, cy, 3.2, color)
+                else:
+                    self.cv.fill_rect(x, cy - sw / 2.0 + 1, x + sw, cy + sw / 2.0 - 1, color)
+                self.text(x + sw + 6, cy, n, self.fs, TEXT, baseline="middle")
+                x += iw + gap
+            top += lh
+        return top + self.fs * 0.3
+
+    # -- axes charts -----------------------------------------------------------------------------------
+    def value_range(self):
+        sp = self.spec
+        vals = []
+        if sp["type"] == "bar" and sp["stacked"]:
+            n = len(sp["labels"])
+            for j in range(n):
+                pos = sum(s["data"][j] for s in sp["series"] if (s["data"][j] or 0) > 0)
+                neg = sum(s["data"][j] for s in sp["series"] if (s["data"][j] or 0) < 0)
+                vals += [pos, neg]
+        else:
+            vals = [v for s in sp["series"] for v in s["data"] if v is not None]
+        lo, hi = min(vals), max(vals)
+        if sp["type"] == "bar" or lo == hi:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        elif lo > 0 and (hi - lo) / hi > 0.35:
+            lo = 0.0
+        elif hi < 0 and (hi - lo) / -lo > 0.35:
+            hi = 0.0
+        if lo == hi:
+            hi = lo + 1.0
+        return lo, hi
+
+    def layout_axes(self):
+        sp = self.spec
+        horizontal = sp["type"] == "bar" and sp["horizontal"]
+        top = self.draw_title()
+        names = [s["name"] or "系列%d" % (i + 1) for i, s in enumerate(sp["series"])]
+        top = self.draw_legend(top, names if len(sp["series"]) > 1 else [], "line" if sp["type"] == "line" else "bar")
+        lo, hi = self.value_range()
+        if self.wants_value_labels():
+            span = hi - lo
+            hi = hi + span * 0.07 if hi > 0 else hi
+            lo = lo - span * 0.07 if lo < 0 else lo
+        ticks, step = nice_ticks(lo, hi, 5 if not horizontal else max(3, min(6, self.w // 140)))
+        max_abs = max(abs(ticks[0]), abs(ticks[-1]))
+        unit = unit_for(max_abs, sp["number_format"])
+        tick_txt = [fmt_number(t, step, unit, sp["number_format"]) for t in ticks]
+        self.ticks, self.step, self.unit = ticks, step, unit
+        fs = self.fs
+        left = self.pad
+        if sp["y_label"]:
+            left += fs * 1.5
+        bottom = self.h - self.pad * 0.8
+        if sp["x_label"]:
+            bottom -= fs * 1.6
+        right = self.w - self.pad
+        cats = sp["labels"]
+        if not horizontal:
+            tick_w = max(self.fonts.width(t, fs) for t in tick_txt)
+            left += tick_w + 8
+            slot = (right - left) / float(len(cats))
+            label_plan = self.plan_labels(cats, slot, bottom - top)
+            reach = label_plan.get("reach", 0)
+            if reach > left + slot / 2.0 - 4:   # the first rotated label must not leave the image
+                left = reach + 4 - slot / 2.0 if reach + 4 - slot / 2.0 > left else left
+                slot = (right - left) / float(len(cats))
+                left = max(left, reach + 4 - slot / 2.0)
+            bottom -= label_plan["height"] + 6
+            self.plot = (left, top + fs * 0.6, right, bottom)
+        else:
+            max_lab = (right - left) * 0.3
+            lab_w = min(max_lab, max(self.fonts.width(c, fs) for c in cats)) if cats else 0
+            slot_h = (bottom - fs * 1.6 - top) / float(max(1, len(cats)))
+            lines_allowed = 2 if slot_h > fs * 2.8 else 1
+            self.hlabels = [wrap(self.fonts, c, fs, max_lab, lines_allowed) for c in cats]
+            lab_w = max([self.fonts.width(l, fs) for ls in self.hlabels for l in ls] + [0])
+            left += lab_w + 10
+            bottom -= fs * 1.6
+            last_w = self.fonts.width(tick_txt[-1], fs)
+            right -= last_w / 2.0
+            self.plot = (left, top + fs * 0.2, right, bottom)
+            label_plan = None
+        self.tick_txt = tick_txt
+        self.label_plan = label_plan
+        return horizontal
+
+    def wants_value_labels(self):
+        sp = self.spec
+        n = len(sp["labels"])
+        if sp["type"] == "line":
+            return sp["value_labels"] is True or (sp["value_labels"] is None and len(sp["series"]) == 1 and n <= 16)
+        if sp["value_labels"] is None:
+            return n * (1 if sp["stacked"] else len(sp["series"])) <= 40
+        return bool(sp["value_labels"])
+
+    def plan_labels(self, cats, slot, avail_h):
+        """How category labels fit under the x axis: straight, wrapped, rotated, thinned."""
+        fs = self.fs
+        widths = [self.fonts.width(c, fs) for c in cats]
+        wmax = max(widths) if widths else 0
+        if wmax <= slot * 0.92:
+            return {"mode": "flat", "lines": [[c] for c in cats], "every": 1, "height": fs * 1.35}
+        wrapped = [wrap(self.fonts, c, fs, slot * 0.92, 2) for c in cats]
+        if all(len(ls) <= 2 and not any(l.endswith("…") for l in ls) for ls in wrapped) and slot >= fs * 2.2:
+            return {"mode": "wrap", "lines": wrapped, "every": 1, "height": fs * 2.6}
+        angle = 45 if slot >= fs * 1.25 else 90
+        every = 1
+        pitch = fs * 1.25 if angle == 45 else fs * 1.1
+        while slot * every < pitch:
+            every += 1
+        max_len = min(wmax, avail_h * 0.32 / (0.72 if angle == 45 else 1.0))
+        lines = []
+        for c in cats:
+            t = c
+            while self.fonts.width(t, fs) > max_len and len(t) > 2:
+                t = t[:-2] + "…"
+            lines.append([t])
+        longest = max(self.fonts.width(l[0], fs) for l in lines)
+        height = (longest * 0.71 + fs * 1.2) if angle == 45 else longest + 8
+        reach = (longest * 0.74) if angle == 45 else fs * 0.6
+        return {"mode": "rotate", "angle": angle, "lines": lines, "every": every, "height": height, "reach": reach}
+
+    def y_of(self, v):
+        x0, y0, x1, y1 = self.plot
+        lo, hi = self.ticks[0], self.ticks[-1]
+        return y1 - (v - lo) / (hi - lo) * (y1 - y0)
+
+    def x_of_value(self, v):
+        x0, y0, x1, y1 = self.plot
+        lo, hi = self.ticks[0], self.ticks[-1]
+        return x0 + (v - lo) / (hi - lo) * (x1 - x0)
+
+    def draw_value_axis(self, horizontal):
+        x0, y0, x1, y1 = self.plot
+        fs = self.fs
+        for t, s in zip(self.ticks, self.tick_txt):
+            if not horizontal:
+                y = round(self.y_of(t))
+                self.cv.fill_rect(x0, y, x1, y + 1, ZERO if t == 0 else GRID)
+                self.text(x0 - 8, y + 0.5, s, fs, SUBTLE, anchor="right", baseline="middle")
+            else:
+                x = round(self.x_of_value(t))
+                self.cv.fill_rect(x, y0, x + 1, y1, ZERO if t == 0 else GRID)
+                self.text(x + 0.5, y1 + 6, s, fs, SUBTLE, anchor="center", baseline="top")
+        sp = self.spec
+        ylab = sp["y_label"] + ("（%s）" % sp["unit"] if sp["unit"] else "")
+        xlab = sp["x_label"]
+        if horizontal:
+            xlab, ylab = ylab, xlab
+        if ylab:
+            self.text(self.pad * 0.6 + fs * 0.55, (y0 + y1) / 2.0, ylab, fs, TEXT, anchor="center",
+                      baseline="middle", angle=90)
+        if xlab:
+            self.text((x0 + x1) / 2.0, self.h - self.pad * 0.6, xlab, fs, TEXT, anchor="center", baseline="bottom")
+
+    def draw_category_labels(self):
+        x0, y0, x1, y1 = self.plot
+        cats = self.spec["labels"]
+        plan = self.label_plan
+        slot = (x1 - x0) / float(len(cats))
+        fs = self.fs
+        for i, lines in enumerate(plan["lines"]):
+            if i % plan["every"]:
+                continue
+            cx = x0 + slot * (i + 0.5)
+            self.cv.fill_rect(cx, y1, cx + 1, y1 + 4, AXIS)
+            if plan["mode"] == "rotate":
+                if plan["angle"] == 45:
+                    self.text(cx + fs * 0.3, y1 + 6, lines[0], fs, TEXT, anchor="right", baseline="top", angle=45)
+                else:
+                    self.text(cx + 0.5, y1 + 6, lines[0], fs, TEXT, anchor="right", baseline="middle", angle=90)
+            else:
+                for k, ln in enumerate(lines):
+                    self.text(cx, y1 + 6 + k * fs * 1.25, ln, fs, TEXT, anchor="center", baseline="top")
+
+    def draw_axes_chart(self):
+        sp = self.spec
+        horizontal = self.layout_axes()
+        self.draw_value_axis(horizontal)
+        x0, y0, x1, y1 = self.plot
+        if sp["type"] == "line":
+            self.draw_lines()
+        else:
+            self.draw_bars(horizontal)
+        if not horizontal:
+            self.cv.fill_rect(x0, y1, x1, y1 + 1, AXIS if self.ticks[0] != 0 else ZERO)
+            self.draw_category_labels()
+        else:
+            self.cv.fill_rect(x0 - 1, y0, x0, y1, AXIS if self.ticks[0] != 0 else ZERO)
+            slot = (y1 - y0) / float(len(sp["labels"]))
+            for i, lines in enumerate(self.hlabels):
+                cy = y0 + slot * (i + 0.5)
+                n = len(lines)
+                for k, ln in enumerate(lines):
+                    self.text(x0 - 8, cy + (k - (n - 1) / 2.0) * self.fs * 1.2, ln, self.fs, TEXT,
+                              anchor="right", baseline="middle")
+
+    def draw_lines(self):
+        sp = self.spec
+        x0, y0, x1, y1 = self.plot
+        n = len(sp["labels"])
+        slot = (x1 - x0) / float(n)
+        few = n <= 40
+        width = 2.4 if n <= 120 else 1.8
+        for si, s in enumerate(sp["series"]):
+            color = PALETTE[si % len(PALETTE)]
+            runs, cur = [], []
+            for j, v in enumerate(s["data"]):
+                if v is None:
+                    if cur:
+                        runs.append(cur)
+                    cur = []
+                    continue
+                cur.append((x0 + slot * (j + 0.5), self.y_of(v)))
+            if cur:
+                runs.append(cur)
+            polys = []
+            for run in runs:
+                if len(run) > 1:
+                    polys += stroke_polygons(run, width)
+            if polys:
+                self.cv.fill_polygons(polys, color)
+            for run in runs:
+                if few or len(run) == 1:
+                    for (x, y) in run:
+                        _marker(self.cv, MARKERS[si % 4], x, y, 3.6 if few else 2.5, color)
+        # value labels on single-series short lines
+        if self.wants_value_labels():
+            s = sp["series"][0]
+            for j, v in enumerate(s["data"]):
+                if v is None:
+                    continue
+                x, y = x0 + slot * (j + 0.5), self.y_of(v)
+                self.text(x, y - 7, fmt_number(v, None, self.unit, sp["number_format"]), self.fs_value, SUBTLE,
+                          anchor="center", baseline="bottom")
+
+    def draw_bars(self, horizontal):
+        sp = self.spec
+        x0, y0, x1, y1 = self.plot
+        n = len(sp["labels"])
+        ns = len(sp["series"])
+        length = (y1 - y0) if horizontal else (x1 - x0)
+        slot = length / float(n)
+        group = slot * (0.72 if ns > 1 else 0.62)
+        bw = group if sp["stacked"] else group / ns
+        show_vals = self.wants_value_labels()
+        fsv = self.fs_value
+        zero = self.x_of_value(0) if horizontal else self.y_of(0)
+        labels = []
+        for j in range(n):
+            start = (y0 if horizontal else x0) + slot * j + (slot - group) / 2.0
+            pos_acc = neg_acc = 0.0
+            for si, s in enumerate(sp["series"]):
+                v = s["data"][j]
+                if v is None:
+                    continue
+                color = PALETTE[si % len(PALETTE)]
+                if sp["stacked"]:
+                    base = pos_acc if v >= 0 else neg_acc
+                    a, b = base, base + v
+                    if v >= 0:
+                        pos_acc = b
+                    else:
+                        neg_acc = b
+                    off = start
+                else:
+                    a, b = 0.0, v
+                    off = start + bw * si
+                gap = 1.0 if (not sp["stacked"] and ns > 1 and bw > 6) else 0.0
+                if horizontal:
+                    pa, pb = self.x_of_value(a), self.x_of_value(b)
+                    self.cv.fill_rect(min(pa, pb), off + gap / 2, max(pa, pb), off + bw - gap / 2, color)
+                    if sp["stacked"] and si > 0:
+                        self.cv.fill_rect(min(pa, pb), off, min(pa, pb) + 1, off + bw, WHITE)
+                else:
+                    pa, pb = self.y_of(a), self.y_of(b)
+                    self.cv.fill_rect(off + gap / 2, min(pa, pb), off + bw - gap / 2, max(pa, pb), color)
+                    if sp["stacked"] and si > 0:
+                        self.cv.fill_rect(off, max(pa, pb) - 1, off + bw, max(pa, pb), WHITE)
+                if show_vals:
+                    txt = fmt_number(v, None, self.unit, sp["number_format"])
+                    tw = self.fonts.width(txt, fsv)
+                    if sp["stacked"]:
+                        seg = abs(pb - pa)
+                        across = bw
+                        if (seg >= (tw + 4 if horizontal else fsv + 3)) and across >= (fsv + 2 if horizontal else tw + 2):
+                            mid = (pa + pb) / 2.0
+                            dark = sum(color) / 3.0 > 150
+                            c = (34, 34, 34) if dark else WHITE
+                            if horizontal:
+                                labels.append((mid, off + bw / 2.0, txt, c, "center", "middle"))
+                            else:
+                                labels.append((off + bw / 2.0, mid, txt, c, "center", "middle"))
+                    elif (tw <= bw + slot * 0.25 / max(1, ns)) if not horizontal else (bw >= fsv * 0.9):
+                        if horizontal:
+                            labels.append((pb + (4 if v >= 0 else -4), off + bw / 2.0, txt, SUBTLE,
+                                           "left" if v >= 0 else "right", "middle"))
+                        else:
+                            labels.append((off + bw / 2.0, pb + (-3 if v >= 0 else 3), txt, SUBTLE, "center",
+                                           "bottom" if v >= 0 else "top"))
+            if sp["stacked"] and show_vals and ns > 1:
+                total = pos_acc + neg_acc
+                txt = fmt_number(total, None, self.unit, sp["number_format"])
+                if horizontal:
+                    labels.append((self.x_of_value(pos_acc) + 4, start + bw / 2.0, txt, TEXT, "left", "middle"))
+                elif self.fonts.width(txt, fsv) <= slot:
+                    labels.append((start + bw / 2.0, self.y_of(pos_acc) - 3, txt, TEXT, "center", "bottom"))
+        for x, y, txt, c, anchor, base in labels:
+            self.text(x, y, txt, fsv, c, anchor=anchor, baseline=base)
+
+    # -- pie ---------------------------------------------------------------------------------------------
+    def draw_pie(self):
+        sp = self.spec
+        items = [(l, v) for l, v in zip(sp["labels"], sp["values"])]
+        total = sum(v for _l, v in items)
+        items = [(l, v) for l, v in items if v > 0]
+        if len(items) > 10:   # keep the 9 biggest, merge the rest
+            order = sorted(range(len(items)), key=lambda i: -items[i][1])
+            keep = set(order[:9])
+            rest = sum(items[i][1] for i in order[9:])
+            merged = [it for i, it in enumerate(items) if i in keep]
+            merged.append(("其他（%d项）" % (len(items) - 9), rest))
+            self.notes.append("饼图项数太多，最小的 %d 项已合并为「其他」" % (len(items) - 9))
+            items = merged
+        self.pie_items = [(l, v, v / total) for l, v in items]
+        top = self.draw_title()
+        fs = self.fs
+        # legend on the right when it fits, otherwise below
+        leg_w = max(self.fonts.width(l, fs) for l, _v in items) + fs * 1.1 + 10
+        side = leg_w < self.w * 0.34
+        bottom = self.h - self.pad
+        label_room = fs * 5.5
+        if side:
+            area = (self.pad, top, self.w - self.pad - leg_w - self.pad, bottom)
+        else:
+            rows = self.legend_rows([l for l, _v in items], self.w - 2 * self.pad)
+            area = (self.pad, top, self.w - self.pad, bottom - len(rows) * fs * 1.55 - fs * 0.5)
+        ax0, ay0, ax1, ay1 = area
+        r = max(30.0, min((ax1 - ax0) / 2.0 - label_room, (ay1 - ay0) / 2.0 - fs * 1.8))
+        cx, cy = (ax0 + ax1) / 2.0, (ay0 + ay1) / 2.0
+        angle = -90.0
+        outside = []
+        for i, (label, v, frac) in enumerate(self.pie_items):
+            sweep = frac * 360.0
+            color = PALETTE[i % len(PALETTE)]
+            self.cv.fill_polygons([_wedge(cx, cy, r, angle, angle + sweep)], color)
+            mid = math.radians(angle + sweep / 2.0)
+            pct = _pct(frac)
+            inside_r = r * 0.64
+            tw = self.fonts.width(pct, fs)
+            arc_len = math.radians(sweep) * inside_r
+            if frac < 1.0 and (arc_len < tw + 6 or sweep < 14):
+                outside.append((mid, pct, label, color))
+            else:
+                tx, ty = cx + inside_r * math.cos(mid), cy + inside_r * math.sin(mid)
+                dark = sum(color) / 3.0 > 150
+                self.text(tx, ty, pct, fs, (34, 34, 34) if dark else WHITE, anchor="center", baseline="middle")
+            angle += sweep
+        if len(self.pie_items) > 1:   # white separators between slices
+            a = -90.0
+            for _l, _v, frac in self.pie_items:
+                rad = math.radians(a)
+                self.cv.fill_polygons(stroke_polygons([(cx, cy), (cx + r * math.cos(rad), cy + r * math.sin(rad))], 1.6), WHITE)
+                a += frac * 360.0
+        self._outside_labels(outside, cx, cy, r)
+        if side:
+            lx = self.w - self.pad - leg_w
+            lh = fs * 1.6
+            ly = cy - lh * len(items) / 2.0
+            for i, (l, _v) in enumerate(items):
+                color = PALETTE[i % len(PALETTE)]
+                y = ly + lh * (i + 0.5)
+                self.cv.fill_rect(lx, y - fs * 0.5, lx + fs * 1.0, y + fs * 0.5, color)
+                self.text(lx + fs * 1.0 + 8, y, l, fs, TEXT, baseline="middle")
+        else:
+            self.draw_legend(ay1 + fs * 0.5, [l for l, _v in items], "bar")
+
+    def _outside_labels(self, outside, cx, cy, r):
+        """Labels of thin slices outside the pie, on two columns, pushed apart so none overlap."""
+        fs = self.fs
+        lh = fs * 1.3
+        for side in (1, -1):
+            group = [o for o in outside if (math.cos(o[0]) >= 0) == (side == 1)]
+            if not group:
+                continue
+            pts = []
+            for mid, pct, label, color in group:
+                y = cy + (r + 14) * math.sin(mid)
+                pts.append([y, mid, pct, label, color])
+            pts.sort(key=lambda p: p[0])
+            for k in range(1, len(pts)):   # push down
+                if pts[k][0] < pts[k - 1][0] + lh:
+                    pts[k][0] = pts[k - 1][0] + lh
+            limit = self.h - self.pad - lh / 2.0
+            if pts and pts[-1][0] > limit:   # then up from the bottom
+                pts[-1][0] = limit
+                for k in range(len(pts) - 2, -1, -1):
+                    if pts[k][0] > pts[k + 1][0] - lh:
+                        pts[k][0] = pts[k + 1][0] - lh
+            for y, mid, pct, label, color in pts:
+                ex, ey = cx + r * math.cos(mid), cy + r * math.sin(mid)
+                kx = cx + side * (r + 12)
+                tx = kx + side * 8
+                bx, by = cx + (r + 8) * math.cos(mid), cy + (r + 8) * math.sin(mid)
+                self.cv.fill_polygons(stroke_polygons([(ex, ey), (bx, by), (kx, y), (kx + side * 5, y)], 1.1), SUBTLE)
+                txt = "%s %s" % (label, pct)
+                max_w = (self.w - tx - 4) if side == 1 else (tx - 4)
+                if self.fonts.width(txt, fs) > max_w:
+                    txt = pct
+                self.text(tx, y, txt, fs, TEXT, anchor="left" if side == 1 else "right", baseline="middle")
+
+    def render(self):
+        if self.spec["type"] == "pie":
+            self.draw_pie()
+        else:
+            self.draw_axes_chart()
+        return self.cv
+
+
+def _pct(frac):
+    p = frac * 100.0
+    if p >= 10 or p == int(p):
+        return "%.1f%%" % p if p != int(p) else "%d%%" % p
+    return "%.1f%%" % p if p >= 0.95 else "%.2f%%" % p
+
+
+def _wedge(cx, cy, r, a0, a1):
+    pts = [(cx, cy)] if a1 - a0 < 359.99 else []
+    n = max(2, int(abs(a1 - a0) / 3.0) + 1)
+    for i in range(n + 1):
+        a = math.radians(a0 + (a1 - a0) * i / float(n))
+        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return oriented(pts)
+
+
+# -- summary ---------------------------------------------------------------------------------------
+
+def summarize(spec, chart):
+    kind = spec["type"]
+    title = "「%s」" % spec["title"] if spec["title"] else ""
+    fmt = lambda v: fmt_number(v, None, unit_for(abs(v), spec["number_format"]), spec["number_format"])
+    if kind == "pie":
+        items = sorted(chart.pie_items, key=lambda it: -it[1])
+        big = items[0]
+        s = "饼图%s共 %d 项，最大为「%s」占 %s" % (title, len(chart.pie_items), big[0], _pct(big[2]))
+        if len(items) > 1:
+            s += "，其次「%s」占 %s" % (items[1][0], _pct(items[1][2]))
+        return s + "。"
+    labels = spec["labels"]
+    name = {"line": "折线图", "bar": "柱状图"}[kind]
+    if kind == "bar" and spec["stacked"]:
+        name = "堆叠柱状图"
+    if kind == "bar" and spec["horizontal"]:
+        name = "横向" + name
+    parts = ["%s%s：%d 个类目" % (name, title, len(labels))]
+    if len(spec["series"]) > 1:
+        parts[0] += "、%d 个系列" % len(spec["series"])
+    best = None
+    worst = None
+    for s in spec["series"]:
+        for j, v in enumerate(s["data"]):
+            if v is None:
+                continue
+            tag = labels[j] + ("·" + s["name"] if len(spec["series"]) > 1 and s["name"] else "")
+            if best is None or v > best[0]:
+                best = (v, tag)
+            if worst is None or v < worst[0]:
+                worst = (v, tag)
+    parts.append("最高为 %s（%s）" % (best[1], fmt(best[0])))
+    if worst and worst[1] != best[1]:
+        parts.append("最低为 %s（%s）" % (worst[1], fmt(worst[0])))
+    if kind == "line" and len(spec["series"]) == 1:
+        data = [v for v in spec["series"][0]["data"] if v is not None]
+        if len(data) >= 2 and data[0]:
+            ch = (data[-1] - data[0]) / abs(data[0]) * 100
+            parts.append("首尾变化 %+.1f%%" % ch)
+    gaps = sum(1 for s in spec["series"] for v in s["data"] if v is None)
+    if gaps and kind == "line":
+        parts.append("%d 个缺失点留空" % gaps)
+    return "，".join(parts) + "。"
+
+
+def draw(params, fonts):
+    """(canvas, spec, summary, notes) for the tool parameters."""
+    spec = normalize(params)
+    chart = Chart(spec, fonts)
+    cv = chart.render()
+    return cv, spec, summarize(spec, chart), spec["clamped"] + chart.notes
