@@ -27,9 +27,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-import xla_runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
 import table_io as tio  # noqa: E402
 
 STARTED = time.monotonic()

@@ -22,10 +22,10 @@ sheets, header_skipped, warnings, (csv: encoding, delimiter) and a short Chinese
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-import xla_runtime as rt  # noqa: E402
-import table_write  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.tables import write as table_write  # noqa: E402
 
 ACTIONS = {
     "new_file": "新建文件",
