@@ -1,0 +1,140 @@
+"""read_document speed and text agreement against what a user would otherwise run.
+
+- a 300-page text PDF: read_document's first window (the tool process, as the assistant spawns it)
+  vs ``pdftotext`` on the whole file; agreement = similarity of the first window's text;
+- a ~5 MB Chinese .doc (UTF-16 pieces): read_document's first window vs ``antiword`` and
+  ``catdoc`` on the whole file;
+- every Word 97+ .doc of a corpus folder (e.g. Apache POI's test-data/document): agreement of the
+  whole text with antiword, per file, and the mean.
+
+Inputs are generated under bench/data/ with LibreOffice (not committed). The comparison tools come
+from Debian (``apt-get install poppler-utils antiword catdoc libreoffice-writer-nogui``); a missing
+one is reported and skipped. Usage::
+
+    python3 bench/bench_documents.py [--corpus DIR]
+"""
+import argparse
+import difflib
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "bench", "data")
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tools", "pydeps"))
+
+
+def _norm(text):
+    text = re.sub(r"【第 \d+ 页】|^#+ |^- |\|", " ", text, flags=re.M)
+    return re.sub(r"\s+", "", text)
+
+
+def agreement(ours, theirs, limit=20000, prefix=False):
+    """Similarity of the whitespace-free texts; ``prefix``: ours is the first window of theirs."""
+    a, b = _norm(ours)[:limit], _norm(theirs)
+    b = b[:len(a)] if prefix else b[:limit]
+    if not a and not b:
+        return 1.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def timed(cmd, stdin=None):
+    start = time.monotonic()
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=300)
+    return time.monotonic() - start, proc.stdout.decode("utf-8", "replace")
+
+
+def tool(path, offset=0):
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
+           "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-X", "utf8", "-u", os.path.join(ROOT, "tools", "read_document.py")],
+                          input=json.dumps({"path": path, "offset": offset}).encode(), capture_output=True,
+                          cwd=os.path.join(ROOT, "tools"), env=env, timeout=120)
+    took = time.monotonic() - start
+    data = json.loads(proc.stdout.decode("utf-8"))
+    return took, data
+
+
+def make_inputs():
+    os.makedirs(DATA, exist_ok=True)
+    from xlakit.documents import docx_write
+    pdf = os.path.join(DATA, "long300.pdf")
+    doc = os.path.join(DATA, "big5mb.doc")
+    if not os.path.exists(pdf):
+        paras = []
+        for n in range(1, 301):
+            paras.append("# 第 %d 章 合同条款" % n)
+            paras.append(("第 %d 章第一条：甲乙双方本着平等互利的原则，经友好协商，就有关事项达成如下协议。" % n) * 6)
+            paras.append("\\newpage")
+        src = os.path.join(DATA, "long300.docx")
+        with open(src, "wb") as fh:
+            fh.write(docx_write.new_document("\n\n".join(paras))[0])
+        subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", DATA, src], check=True,
+                       capture_output=True, timeout=600)
+    if not os.path.exists(doc):
+        line = "本合同自双方签字盖章之日起生效，有效期三年。Party A shall pay within 30 days. "
+        paras = ["第 %d 条 %s" % (n, line * 3) for n in range(12000)]
+        src = os.path.join(DATA, "big5mb.docx")
+        with open(src, "wb") as fh:
+            fh.write(docx_write.new_document("\n\n".join(paras))[0])
+        subprocess.run(["soffice", "--headless", "--convert-to", "doc", "--outdir", DATA, src], check=True,
+                       capture_output=True, timeout=900)
+    return pdf, doc
+
+
+def row(*cells):
+    print("| " + " | ".join(str(c) for c in cells) + " |")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", help="folder of .doc files to compare with antiword")
+    args = parser.parse_args()
+    pdf, doc = make_inputs()
+    print("| 文件 | 工具 | 墙钟 s | 说明 | 与对照文本一致度 |")
+    print("|---|---|---:|---|---:|")
+    took, data = tool(pdf)
+    first = data["text"]
+    row("300 页 PDF（%.1f MB）" % (os.path.getsize(pdf) / 1e6), "read_document 第一段", "%.2f" % took,
+        "%d 字，pages=%s" % (len(first), data.get("pages")), "")
+    if shutil.which("pdftotext"):
+        t2, full = timed(["pdftotext", "-enc", "UTF-8", pdf, "-"])
+        row("", "pdftotext 全文", "%.2f" % t2, "%d 字" % len(full), "%.3f" % agreement(first, full, prefix=True))
+    took, data = tool(doc)
+    first = data["text"]
+    row(".doc（%.1f MB）" % (os.path.getsize(doc) / 1e6), "read_document 第一段", "%.2f" % took,
+        "%d 字" % len(first), "")
+    for name, cmd in (("antiword", ["antiword", "-m", "UTF-8.txt", doc]), ("catdoc", ["catdoc", "-d", "utf-8", doc])):
+        if shutil.which(cmd[0]):
+            t2, full = timed(cmd)
+            row("", "%s 全文" % name, "%.2f" % t2, "%d 字" % len(full), "%.3f" % agreement(first, full, prefix=True))
+    from xlakit import documents
+    t0 = time.monotonic()
+    whole = documents.read(doc)
+    row("", "documents.read 全文（进程内）", "%.2f" % (time.monotonic() - t0), "%d 字" % len(whole.text), "")
+    if args.corpus and shutil.which("antiword"):
+        scores = []
+        for path in sorted(glob.glob(os.path.join(args.corpus, "*.doc"))):
+            try:
+                ours = documents.read(path).text
+            except Exception:  # noqa: BLE001 - refused files (encrypted, Word 6) are not compared
+                continue
+            _t, theirs = timed(["antiword", "-m", "UTF-8.txt", path])
+            if theirs.strip():
+                scores.append((agreement(ours, theirs), os.path.basename(path)))
+        scores.sort()
+        print()
+        print("语料 %s：%d 个 .doc 与 antiword 的平均一致度 %.3f；最低：%s" % (
+            args.corpus, len(scores), sum(s for s, _ in scores) / max(1, len(scores)),
+            "，".join("%s %.2f" % (n, s) for s, n in scores[:5])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""read_document on real files of every format (LibreOffice-made, Apache POI's, hand-made GBK)."""
+import os
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, ok, fail
+
+DOCS = os.path.join(FIXTURES, "documents")
+POI = os.path.join(DOCS, "poi")
+
+REPORT_BODY = ["# 年度工作报告", "## 一、主要指标", "项目 | 目标 | 完成", "销售额 | 1200 万元 | 1350 万元",
+               "新客户 |  | 320 家", "## 二、重点工作", "- 市场拓展：新增华东、华南两个办事处",
+               "结语：明年继续努力。"]
+
+
+def read(run, path, **kw):
+    return ok(run("read_document", dict({"path": path}, **kw)))
+
+
+@pytest.mark.parametrize("name", ["report.docx", "report.doc", "report.odt", "report.rtf"])
+def test_report_structure(run, name):
+    data = read(run, os.path.join(DOCS, name))
+    text = data["text"]
+    for line in REPORT_BODY:
+        assert line in text.split("\n"), (name, line, text)
+    # cp1252-range punctuation survives every producer
+    assert "Sales grew “strongly” – by 12% – to €1.35m; it’s the best year." in text
+    # field codes are not text, the field result is
+    assert "HYPERLINK" not in text and "公司官网" in text
+    assert data["title"] == "年度工作报告"
+    assert data["total_chars"] == len(text) and data["next_offset"] is None and not data["truncated"]
+
+
+def test_docx_and_odt_extras(run):
+    for name in ("report.docx", "report.odt"):
+        text = read(run, os.path.join(DOCS, name))["text"]
+        assert "1. 第一步，完成调研" in text or "- 第一步，完成调研" in text
+        assert "文本框里的说明文字" in text and text.count("文本框里的说明文字") == 1
+        # notes, headers and footers come after the body, labelled
+        body, _, rest = text.partition("【脚注】")
+        assert "附件另行发送给各部门负责人。" in rest and "附件另行发送" not in body
+        assert "【页眉】\n内部资料 请勿外传" in text and "【页脚】" in text
+
+
+def test_doc_is_main_text_only(run):
+    text = read(run, os.path.join(DOCS, "report.doc"))["text"]
+    assert "附件另行发送" not in text        # footnote text lives after ccpText
+    assert "内部资料" not in text           # headers too
+    assert read(run, os.path.join(DOCS, "report.doc"))["format"] == "doc"
+
+
+def test_doc_compressed_pieces(run):
+    data = read(run, os.path.join(POI, "simple.doc"))
+    assert data["text"] == "This is a simple file created with Word 97-SR2."
+
+
+def test_doc_table_and_lists(run):
+    text = read(run, os.path.join(POI, "simple-table.doc"))["text"]
+    assert "Cell 1,1 | Cell 1,2 | Cell 1,3\nCell 2,1 | Cell 2,2 | Cell 2,3" in text
+    assert "This is a Word document that was created using Word 97 – SR2." in text
+    lists = read(run, os.path.join(POI, "Lists.doc"))["text"]
+    assert lists.startswith("# Heading Level 1\n")
+    assert "- Unordered list 1" in lists
+
+
+def test_doc_fast_saved_many_pieces(run):
+    """rasp.doc (Russian form): a complex file whose text is spread over 34 pieces."""
+    text = read(run, os.path.join(POI, "rasp.doc"))["text"]
+    assert text.startswith("Распоряжение на выдачу информации из реестра")
+    assert text.count("Открытое акционерное общество") == 2
+
+
+def test_doc_fields_removed(run):
+    text = read(run, os.path.join(POI, "test-fields.doc"))["text"]
+    assert "MERGEFORMAT" not in text and "CREATEDATE" not in text
+    assert text.startswith("19/11/2010 14:49:00")
+    assert "Here is a link to a footnote" in text
+
+
+def test_doc_errors(run):
+    err = fail(run("read_document", {"path": os.path.join(POI, "PasswordProtected.doc")}))
+    assert "加密" in err and "密码" in err
+    err = fail(run("read_document", {"path": os.path.join(POI, "Word6.doc")}))
+    assert "Word 6.0/95" in err and "另存为" in err
+
+
+@pytest.mark.parametrize("source,fake,fmt", [
+    ("report.rtf", "合同.doc", "rtf"), ("report.html", "网页版.doc", "html"), ("report.docx", "改名.doc", "docx"),
+    ("report.doc", "金山.wps", "doc"), ("report.pdf", "扫描件.docx", "pdf")])
+def test_format_by_content_not_suffix(run, tmp_path, source, fake, fmt):
+    path = tmp_path / fake
+    shutil.copy(os.path.join(DOCS, source), path)
+    data = read(run, str(path))
+    assert data["format"] == fmt
+    assert "销售额" in data["text"]
+
+
+def test_pdf_pages_and_encryption(run):
+    data = read(run, os.path.join(DOCS, "report.pdf"))
+    assert data["pages"] == 1 and data["text"].startswith("【第 1 页】")
+    assert "销售额 1200 万元 1350 万元" in data["text"]
+    # owner password only (print/copy restrictions): opened with the empty password
+    assert "年度工作报告" in read(run, os.path.join(DOCS, "owner_only.pdf"))["text"]
+    err = fail(run("read_document", {"path": os.path.join(DOCS, "password.pdf")}))
+    assert "打开密码" in err
+
+
+def test_scanned_pdf_is_not_an_empty_success(run):
+    result = run("read_document", {"path": os.path.join(DOCS, "scanned.pdf")})
+    err = fail(result)
+    assert "扫描" in err and "共 2 页" in err and "OCR" in err
+
+
+def test_gbk_rtf(run):
+    text = read(run, os.path.join(DOCS, "gbk.rtf"))["text"]
+    assert text.split("\n") == ["关于召开年度总结会议的通知", "Meeting: 2024-12-30，地点：三楼会议室。",
+                                "各部门请准时参加", "部门 | 人数", "财务部 | 5", "此致"]
+
+
+def test_gbk_html(run):
+    data = read(run, os.path.join(DOCS, "gbk.html"))
+    text = data["text"]
+    assert text.startswith("# 关于国庆节放假安排的通知\n各部门：")
+    assert "- 值班安排另行通知" in text and "日期 | 值班人\n10月1日 | 张三" in text
+    assert "脚本" not in text and "首页" not in text and "font:" not in text
+    assert data["title"] == "关于国庆节放假安排的通知"     # the page's own h1 beats the <title> with its site name
+
+
+def test_pptx_slides(run):
+    data = read(run, os.path.join(DOCS, "slides.pptx"))
+    assert data["pages"] == 2
+    text = data["text"]
+    assert text.index("【第 1 页】") < text.index("项目汇报") < text.index("【第 2 页】") < text.index("十月底上线")
+
+
+def test_md_and_txt(run, tmp_path):
+    md = tmp_path / "说明.md"
+    md.write_text("# 标题\n\n正文第一段\n\n\n\n- 列表\n", encoding="utf-8")
+    data = read(run, str(md))
+    assert data["text"] == "# 标题\n\n正文第一段\n\n- 列表" and data["title"] == "标题"
+    txt = tmp_path / "gbk.txt"
+    txt.write_bytes("中文记事本\r\n第二行".encode("gbk"))
+    assert read(run, str(txt))["text"] == "中文记事本\n第二行"
+
+
+def test_refusals(run, tmp_path):
+    err = fail(run("read_document", {"path": os.path.join(FIXTURES, "dates.xlsx")}))
+    assert "Excel 表格" in err
+    empty = tmp_path / "空.docx"
+    empty.write_bytes(b"")
+    assert "空" in fail(run("read_document", {"path": str(empty)}))
+    png = tmp_path / "图.doc"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    assert "图片" in fail(run("read_document", {"path": str(png)}))
+    assert "找不到" in fail(run("read_document", {"path": str(tmp_path / "没有.docx")}))
+
+
+def test_paging_long_document(run, tmp_path):
+    """A long docx read in windows: pieces join up to the whole text, never over the cap."""
+    from xlakit.documents import docx_write
+    paras = ["第 %d 段：%s" % (n, "合同条款内容" * 20) for n in range(600)]
+    data, _ = docx_write.new_document("\n\n".join(paras))
+    path = tmp_path / "长合同.docx"
+    path.write_bytes(data)
+    first = run("read_document", {"path": str(path)})
+    page = ok(first)
+    assert len(first.stdout) <= 20000
+    assert page["truncated"] and page["next_offset"] and page["total_chars"] is None   # not all extracted
+    text = page["text"]
+    offset = page["next_offset"]
+    rounds = 0
+    while offset is not None:
+        page = read(run, str(path), offset=offset, max_chars=30000)
+        assert page["offset"] == offset
+        text += page["text"]
+        offset = page["next_offset"]
+        rounds += 1
+        assert rounds < 20
+    assert text == "\n".join(paras)
+    assert page["total_chars"] == len(text)
+    small = read(run, str(path), offset=5, max_chars=10)
+    assert small["text"] == "\n".join(paras)[5:15] and small["next_offset"] == 15
+
+
+def test_bad_parameters(run):
+    assert "offset" in fail(run("read_document", {"path": os.path.join(DOCS, "report.docx"), "offset": 10 ** 7}))
+
+
+def test_word2_is_too_old(run):
+    err = fail(run("read_document", {"path": os.path.join(POI, "word2.doc")}))
+    assert "Word 2.0" in err and ".docx" in err

@@ -1,0 +1,250 @@
+"""fetch_url: the readable main text of a web page, as a person would read it in a browser.
+
+Why more than a download: the model needs the article, not the menu, footer, share buttons and
+"相关阅读" lists around it, and it must never be handed an empty or misleading "success". So the
+page is fetched like a browser would (xlakit.http: headers, cookies, redirects, charset, proxy,
+deadline), the main text is picked by xlakit.web.readable, and pages that are really a captcha
+wall, an error page or an empty JavaScript shell are reported as exactly that. Long pages are
+paged with ``start``/``next_start``; non-HTML answers (images, PDFs, archives) are named with their
+type and size instead of being dumped as bytes; plain text and JSON are returned as they are.
+
+Parameters:
+    url        http:// or https:// address (a bare ``www.example.com`` is refused with the fix).
+    max_chars  characters of text per answer, default 12000 (2000-16000; clamped with a note).
+    start      where in the text to begin (the ``next_start`` of the previous answer).
+    links      also return the page's links (text + absolute URL, main-text links first, capped).
+
+Returns ``url`` (final, after redirects), ``requested_url`` (only when redirected), ``status``,
+``title``, ``description``, ``kind`` (article/page/text/json/xml/binary), ``content_type``,
+``encoding``, ``text``, ``start``, ``max_chars``, ``returned_chars``, ``total_chars``,
+``next_start`` (null at the end), ``truncated``, and ``links``/``links_total`` when asked;
+for binary answers ``size`` and ``note`` instead of text.
+"""
+import json
+import re
+import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
+
+from xlakit import runtime as rt  # noqa: E402
+from xlakit import http  # noqa: E402
+from xlakit.errors import InputError, ToolError  # noqa: E402
+from xlakit.web import readable  # noqa: E402
+
+OVERALL = 45.0               # seconds this tool may spend, whatever happens
+MAX_BYTES = 5_000_000        # HTML read at most (the first 5 MB of a bigger page are used)
+BINARY_PEEK = 65536          # bytes of a non-text answer read to say what it is
+LINK_CAP = 60
+MAX_REFRESH = 2              # meta-refresh / location.replace hops followed
+
+_REFRESH = re.compile(r"""<meta[^>]+http-equiv\s*=\s*["']?refresh["']?[^>]*content\s*=\s*["']?\s*(\d*)\s*[;,]?\s*"""
+                      r"""(?:url\s*=\s*)?['"]?([^'">\s]+)""", re.I)
+_JS_JUMP = re.compile(r"""(?:window\.|document\.|top\.)?location(?:\.href)?\s*(?:=|\.replace\(|\.assign\()\s*["']"""
+                      r"""([^"']+)["']""")
+
+_BINARY_NAMES = {"pdf": "PDF 文档", "zip": "zip 压缩包", "gzip": "gzip 压缩包", "rar": "RAR 压缩包", "7z": "7z 压缩包",
+                 "png": "PNG 图片", "jpeg": "JPEG 图片", "gif": "GIF 图片", "webp": "WebP 图片", "bmp": "BMP 图片",
+                 "docx": "Word 文档", "xlsx": "Excel 表格", "pptx": "PowerPoint 演示文稿", "doc": "Word 文档",
+                 "xls": "Excel 表格", "ppt": "PowerPoint 演示文稿"}
+
+
+def check_url(raw):
+    url = (raw or "").strip()
+    if not url:
+        raise InputError("参数 url 不能为空，请给出以 http:// 或 https:// 开头的网址")
+    if not re.match(r"^https?://", url, re.I):
+        if re.match(r"^[\w\u4e00-\u9fff.-]+\.[a-z\u4e00-\u9fff]{2,}(?::\d+)?(?:[/?#].*)?$", url, re.I):
+            raise InputError("网址缺少协议：请写成 https://%s" % url)
+        raise InputError("参数 url 须以 http:// 或 https:// 开头，收到「%s」" % url[:100])
+    return url
+
+
+def describe_binary(resp):
+    """Chinese name of what a non-text answer is (by its bytes first, then by its type)."""
+    kind = None
+    try:
+        from xlakit import sniff
+        kind = sniff.sniff(resp.content[:BINARY_PEEK]).kind
+    except Exception:   # sniffing is a nicety; the content type still says enough
+        kind = None
+    if kind in _BINARY_NAMES:
+        return _BINARY_NAMES[kind]
+    ctype = resp.content_type
+    for prefix, name in (("image/", "图片"), ("audio/", "音频"), ("video/", "视频"), ("font/", "字体文件")):
+        if ctype.startswith(prefix):
+            return name
+    if "pdf" in ctype:
+        return "PDF 文档"
+    if "zip" in ctype or "compressed" in ctype:
+        return "压缩包"
+    if "msword" in ctype or "officedocument" in ctype or "ms-excel" in ctype or "ms-powerpoint" in ctype:
+        return "Office 文档"
+    return "二进制文件"
+
+
+def size_of(resp):
+    declared = resp.headers.get("Content-Length")
+    if declared and declared.isdigit() and not resp.headers.get("Content-Encoding"):
+        return int(declared), True
+    return len(resp.content), not resp.truncated
+
+
+def fmt_size(n):
+    if n >= 1024 * 1024:
+        return "%.1f MB" % (n / 1048576.0)
+    if n >= 1024:
+        return "%.0f KB" % (n / 1024.0)
+    return "%d 字节" % n
+
+
+def looks_like_html(data):
+    head = data[:2048].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<meta", b"<body")) or b"<html" in head[:512]
+
+
+def refresh_target(resp, text):
+    """The address of a meta-refresh or ``location.replace`` jump page (Baidu's link pages, old
+    sites' "redirecting…" pages), or None. Only on small pages: a real page with a refresh tag
+    (auto-reload every 5 minutes) is content."""
+    if len(resp.content) > 20000:
+        return None
+    m = _REFRESH.search(text)
+    if m and (not m.group(1) or int(m.group(1)) <= 10):
+        return m.group(2)
+    if len(resp.content) < 4000:
+        m = _JS_JUMP.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def fetch(session, url):
+    """GET ``url`` following HTTP redirects and jump pages; returns (response, hops)."""
+    from urllib.parse import urljoin
+    hops = []
+    resp = session.get(url, check=False, max_bytes=MAX_BYTES, allow_truncated=True, binary_max_bytes=BINARY_PEEK)
+    for _ in range(MAX_REFRESH):
+        if resp.status >= 400 or not (resp.content_type in ("text/html", "application/xhtml+xml", "")):
+            break
+        target = refresh_target(resp, resp.text)
+        if not target:
+            break
+        target = urljoin(resp.url, target.strip())
+        if not target.lower().startswith(("http://", "https://")) or target == resp.url:
+            break
+        hops.append(resp.url)
+        resp = session.get(target, check=False, max_bytes=MAX_BYTES, allow_truncated=True,
+                           binary_max_bytes=BINARY_PEEK, referer=resp.url)
+    return resp, hops
+
+
+def page_answer(out, text, params, extra_reserve=0):
+    """``out`` plus one window of ``text`` under the output budget (start/next_start names)."""
+    paged = rt.page_text(text, offset=params["start"], max_chars=params["max_chars"], base=out,
+                         reserve=extra_reserve)
+    paged["start"] = paged.pop("offset")
+    paged["next_start"] = paged.pop("next_offset")
+    return paged
+
+
+def main(params):
+    url = check_url(params.get("url"))
+    rt.clamp(params, "max_chars", 16000, 2000)
+    params["max_chars"] = int(params.get("max_chars") or 12000)
+    params["start"] = max(0, int(params.get("start") or 0))
+    want_links = bool(params.get("links"))
+    deadline = rt.deadline.sub(OVERALL)
+    with http.Session(deadline=deadline, timeout=40.0) as session:   # one page may take its time
+        resp, hops = fetch(session, url)
+    out = {"url": resp.url}
+    if resp.url != url:
+        out["requested_url"] = url
+    out["status"] = resp.status
+    host = http.host_of(resp.url)
+    ctype = resp.content_type
+    if resp.status >= 400:
+        title = ""
+        if http.is_text_type(resp.headers.get("Content-Type")):
+            title = readable.extract(resp.text).title
+        raise ToolError("打不开这个网页：%s 返回 HTTP %d（%s）%s。请检查网址，或稍后重试" % (
+            host, resp.status, http.status_text(resp.status), "，页面标题「%s」" % title[:60] if title else ""),
+            status=resp.status, url=resp.url)
+    is_html = ctype in ("text/html", "application/xhtml+xml") or (
+        (not ctype or ctype in ("application/octet-stream", "text/plain")) and looks_like_html(resp.content))
+    if not is_html and not http.is_text_type(resp.headers.get("Content-Type")):
+        size, exact = size_of(resp)
+        what = describe_binary(resp)
+        out.update({"kind": "binary", "content_type": ctype or "未知", "size": size,
+                    "note": "这个地址返回的不是网页正文，而是%s（%s，%s%s）" % (
+                        what, ctype or "未声明类型", "" if exact else "至少 ", fmt_size(size))})
+        return out
+    text = resp.text
+    out["content_type"] = ctype or ("text/html" if is_html else "")
+    out["encoding"] = resp.encoding
+    if resp.truncated:
+        rt.warn("网页超过 %s，只读取了前 %s" % (fmt_size(MAX_BYTES), fmt_size(MAX_BYTES)))
+    if not is_html:
+        kind = "text"
+        if "json" in ctype:
+            kind = "json"
+            try:
+                data = json.loads(text)
+                pretty = json.dumps(data, ensure_ascii=False, indent=1)
+                if len(pretty) < len(text) * 2:
+                    text = pretty
+            except ValueError:
+                pass
+        elif "xml" in ctype:
+            kind = "xml"
+        out["kind"] = kind
+        if not text.strip():
+            raise ToolError("%s 返回了空内容（%s）" % (host, ctype or "未声明类型"), url=resp.url)
+        return finish(out, text, params, [])
+    page = readable.extract(text, resp.url, link_cap=LINK_CAP if want_links else 0)
+    blocked, reason = readable.classify(page, resp.url, text)
+    if blocked == "captcha":
+        raise ToolError("打开的是网站的人机验证/反爬拦截页，没有拿到正文（%s）。这类页面需要在浏览器里人工验证；"
+                        "请稍后重试，或换一个来源（如用搜索找其它网站上的同一内容）" % reason,
+                        blocked="captcha", url=resp.url)
+    if blocked == "error":
+        raise ToolError("网站返回的是错误页而不是正文（%s，虽然状态码是 %d）。网址可能已失效，请检查或换一个地址" % (
+            reason, resp.status), blocked="error", url=resp.url)
+    if blocked == "script_only":
+        detail = "；".join(x for x in ("标题「%s」" % page.title[:60] if page.title else "",
+                                       "简介「%s」" % page.description[:200] if page.description else "") if x)
+        raise ToolError("这个页面的正文由 JavaScript 在浏览器里动态加载，直接抓取只拿到空壳（%s%s）。"
+                        "请换一个能直接打开的地址（如文章的移动版或其它网站的转载）" % (reason, "；" + detail if detail else ""),
+                        blocked="script_only", url=resp.url, title=page.title)
+    out["title"] = page.title
+    if page.description:
+        out["description"] = page.description[:500]
+    out["kind"] = page.kind
+    return finish(out, page.text, params, page.links if want_links else None)
+
+
+def finish(out, text, params, links):
+    total = len(text)
+    if params["start"] and params["start"] >= total:
+        raise InputError("start=%d 超出了正文长度（共 %d 字），请从 0 开始或用上次返回的 next_start" % (
+            params["start"], total))
+    if links is None:
+        return page_answer(out, text, params)
+    # links share the budget: keep at most a quarter of it for them
+    kept = []
+    room = (rt.OUTPUT_LIMIT - rt.text_size(out)) // 4
+    used = 0
+    for link in links:
+        if len(link["url"]) > 1000:
+            continue
+        size = rt.text_size(link) + 1
+        if used + size > room:
+            break
+        kept.append(link)
+        used += size
+    out["links"] = kept
+    out["links_total"] = len(links)
+    if len(kept) < len(links):
+        out["links_truncated"] = True
+    return page_answer(out, text, params)
+
+
+if __name__ == "__main__":
+    rt.run(main)

@@ -1,0 +1,68 @@
+"""read_document: the text of a document (docx, doc, wps, odt, pdf, pptx, rtf, html, md, txt).
+
+Why a tool: the model cannot open a binary Word file, and a raw dump of XML or PDF operators
+wastes the answer. The format is decided by content (``xlakit.sniff``), so a .doc that is really
+RTF, Word HTML or a docx, and a WPS .wps that is Word binary inside, are read as what they are.
+Structure survives as light markdown: ``#`` headings, ``-``/``1.`` list items, table rows as
+``单元格 | 单元格``, ``【第 N 页】`` page markers (PDF, slides), and labelled ``【脚注】``/``【页眉】``/
+``【页脚】`` parts after the body.
+
+Parameters:
+    path       the document; a bare name is looked up in the workspace ~/.xla/workspace.
+    offset     character offset to start from (0 = beginning); pass the previous ``next_offset``.
+    max_chars  at most this many characters of text (default: as much as fits the output cap).
+
+Returns one shape: ``text`` (this window only, never repeated as a paragraph list), ``offset``,
+``returned_chars``, ``next_offset`` (null at the end), ``truncated``, ``total_chars`` (null while
+the rest of a long document has not been extracted: extraction stops once the window is full),
+``format`` (the real format found), ``format_name``, ``title``, ``pages`` (PDF/pptx), and
+``warnings`` (pages without text, damage).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from xlakit import runtime as rt  # noqa: E402
+from xlakit import paths, documents  # noqa: E402
+from xlakit.errors import FormatError, InputError  # noqa: E402
+
+SLACK = 2000       # characters extracted past the window, so "is there more" is known
+
+
+def main(params):
+    path = paths.resolve_read(params["path"])
+    offset = params.get("offset") or 0
+    max_chars = params.get("max_chars")
+    if offset < 0:
+        raise InputError("offset 不能是负数。从头读传 0，接着读传上次返回的 next_offset")
+    if max_chars is not None and max_chars < 1:
+        raise InputError("max_chars 至少为 1；不传则按输出上限尽量多给")
+    window = min(max_chars or rt.OUTPUT_LIMIT, rt.OUTPUT_LIMIT)
+    try:
+        doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline)
+    except FormatError as exc:
+        refused = exc.extra.pop("refused", None)
+        if refused and os.environ.get("XLA_DEBUG"):
+            sys.stderr.write("converters refused: %r\n" % (refused,))
+        raise
+    for note in doc.warnings:
+        rt.warn(note)
+    base = {"path": path, "format": doc.format, "format_name": doc.detail, "title": doc.title}
+    if doc.pages is not None:
+        base["pages"] = doc.pages
+    if offset > len(doc.text) and doc.complete:
+        raise InputError("offset=%d 超过了文档总长度 %d 字。从头读请传 offset=0" % (offset, len(doc.text)))
+    if not doc.text.strip():
+        base["message"] = "文档里没有文字内容（可能只有图片、图形或空白页）"
+    result = rt.page_text(doc.text, offset=offset, max_chars=max_chars, base=base)
+    if not doc.complete:
+        result["total_chars"] = None
+        if result["next_offset"] is None:     # cannot happen with SLACK > 0, kept for safety
+            result["next_offset"] = offset + result["returned_chars"]
+            result["truncated"] = True
+    return result
+
+
+if __name__ == "__main__":
+    rt.run(main)

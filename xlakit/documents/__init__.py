@@ -1,0 +1,79 @@
+"""Documents: every format a Chinese office hands over, turned into one markdown-like text.
+
+One module per format (``docx``, ``odt``, ``doc`` (also .wps), ``pdf``, ``pptx``, ``rtf``, ``html``
+(also MHTML), ``text`` (txt/md)). Each has ``NAME``, ``LABEL``, ``accepts(kind) -> (bool, reason)``
+(cheap: it looks only at what ``xlakit.sniff`` found) and ``convert(path, kind, out, deadline)``
+feeding a ``base.Builder``. ``read()`` sniffs the file, asks every converter in ``CONVERTERS``
+order, runs the first that accepts, and when none does raises a FormatError that says what the
+file is and why each converter refused. Adding a format is adding a module and one line here.
+
+The format is decided by content, never by suffix: a ``.doc`` that is really RTF, Word HTML or a
+docx is read as what it is.
+"""
+import importlib
+
+from ..errors import FormatError
+from ..sniff import sniff
+from .base import Builder, Document, Enough
+
+CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "rtf", "html", "text")
+
+# Kinds no converter takes, with the advice that fits them.
+OTHER_TOOLS = {
+    "xlsx": ("read_spreadsheet", "这是 Excel 表格，不是文档"), "xlsm": ("read_spreadsheet", "这是 Excel 表格，不是文档"),
+    "xls": ("read_spreadsheet", "这是 Excel 表格，不是文档"), "et": ("read_spreadsheet", "这是 WPS 表格，不是文档"),
+    "ods": ("read_spreadsheet", "这是 OpenDocument 表格，不是文档"),
+    "png": ("", "这是图片"), "jpeg": ("", "这是图片"), "gif": ("", "这是图片"), "bmp": ("", "这是图片"),
+    "tiff": ("", "这是图片"), "webp": ("", "这是图片"),
+}
+
+
+def converter(name):
+    return importlib.import_module("." + name, __name__)
+
+
+def read(path, stop_at=None, deadline=None, kind=None):
+    """Convert ``path``; stop once more than ``stop_at`` characters are out (``complete`` False)."""
+    try:
+        kind = kind or sniff(path)
+    except OSError as exc:
+        raise FormatError("无法读取文件：%s" % (exc.strerror or exc))
+    if kind.kind == "empty":
+        raise FormatError("文件是空的，没有任何内容（%s）。请确认选对了文件，或文件是否已完整保存" % kind.detail)
+    if kind.encrypted:
+        raise FormatError("文档已加密（%s），无法读取。请在 Word/WPS 里输入密码打开，取消密码后另存一份再试" % kind.detail)
+    refused = {}
+    errors = []
+    for name in CONVERTERS:
+        mod = converter(name)
+        ok, why = mod.accepts(kind)
+        if not ok:
+            refused[name] = why
+            continue
+        out = Builder(stop_at=stop_at, deadline=deadline)
+        complete = True
+        try:
+            mod.convert(path, kind, out, deadline)
+        except Enough:
+            complete = False
+        except FormatError as exc:
+            if kind.damaged and not exc.extra.get("scanned"):
+                raise FormatError("%s。文件似乎不完整（%s），请确认已完整下载/复制" % (str(exc).rstrip("。"), kind.detail), **exc.extra)
+            errors.append(exc)
+            break
+        if kind.damaged:
+            out.warnings.append("文件不完整或已损坏（%s），读出的内容可能缺失" % kind.detail)
+        return Document(out.text(), kind.kind, title=out.title, complete=complete, pages=out.page_count,
+                        detail=kind.detail, warnings=out.warnings, converter=name, blocks=out.blocks)
+    if errors:
+        raise errors[0]
+    tool, why = OTHER_TOOLS.get(kind.kind, (None, None))
+    message = "%s（%s），read_document 读不了。" % (why or "无法作为文档读取", kind.detail)
+    if kind.kind in ("zip", "gzip", "rar", "7z"):
+        message += "如是压缩包，请先解压再读取里面的文件。"
+    elif kind.kind == "ppt":
+        message += "这是 PowerPoint 97-2003 演示文稿（.ppt），请用 PowerPoint/WPS 另存为 .pptx 再试。"
+    elif kind.kind not in OTHER_TOOLS:
+        message += "支持 docx、doc、wps、odt、pdf、pptx、rtf、html、md、txt。"
+    raise FormatError(message, tool=tool or None, kind=kind.kind,
+                      refused=dict((k, v) for k, v in refused.items()))

@@ -1,0 +1,137 @@
+"""The one result type every converter fills, and the limits they share.
+
+A converter does not build a string: it feeds a ``Builder`` with headings, paragraphs, list items,
+table rows and page markers. The builder turns them into one markdown-like text (``# 标题``,
+``- 项``, ``单元格 | 单元格``, ``【第 3 页】``) and stops the converter, by raising ``Enough``, as
+soon as the window the caller asked for is full: a 300-page PDF read from offset 0 costs the
+first pages only.
+"""
+import re
+import zipfile
+
+from ..errors import FormatError
+
+__all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "clean_inline", "MAX_PART"]
+
+MAX_PART = 200 << 20          # decompressed bytes we accept for one XML part of a package
+_SPACES = re.compile(r"[ \u00a0]+")
+_TABS = re.compile(r"[ \u00a0]*\t[\t \u00a0]*")
+_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+class Enough(Exception):
+    """Raised by the builder when the requested window is full; the dispatcher catches it."""
+
+
+def clean_inline(text):
+    """One paragraph's text: control characters gone, runs of spaces folded, ends trimmed."""
+    text = _CTRL.sub("", text.replace("\r", ""))
+    lines = [_SPACES.sub(" ", _TABS.sub("\t", line)).strip(" \t\u3000") for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+class Builder:
+    """Collects blocks; ``stop_at`` (characters) ends extraction early with ``Enough``."""
+
+    def __init__(self, stop_at=None, deadline=None):
+        self.parts = []
+        self.size = 0
+        self.stop_at = stop_at
+        self.deadline = deadline
+        self.blocks = 0
+        self.title = None
+        self.pages = 0              # page markers written (PDF, slides)
+        self._count = 0
+        self.warnings = []
+        self.page_count = None      # pages or slides in the whole file, when the format knows
+        self.encoding = None        # text formats: the codec used
+
+    def _add(self, text):
+        if self.parts:
+            self.parts.append("\n")
+            self.size += 1
+        self.parts.append(text)
+        self.size += len(text)
+        self.blocks += 1
+        self._count += 1
+        if self._count % 200 == 0 and self.deadline is not None:
+            self.deadline.check("读取文档")
+        if self.stop_at is not None and self.size > self.stop_at:
+            raise Enough()
+
+    def para(self, text, clean=True):
+        text = clean_inline(text) if clean else text
+        if text:
+            self._add(text)
+
+    def heading(self, level, text):
+        text = clean_inline(text).replace("\n", " ")
+        if not text:
+            return
+        level = max(1, min(6, int(level or 1)))
+        if self.title is None and level == 1:
+            self.title = text
+        self._add("#" * level + " " + text)
+
+    def item(self, text, level=0, marker="-"):
+        text = clean_inline(text)
+        if text:
+            self._add("  " * max(0, min(level, 8)) + marker + " " + text.replace("\n", " "))
+
+    def row(self, cells):
+        cells = [clean_inline(c).replace("\n", " ") for c in cells]
+        while cells and not cells[-1]:
+            cells.pop()
+        if any(cells):
+            self._add(" | ".join(cells))
+
+    def page(self, number):
+        self.pages += 1
+        self._add("【第 %d 页】" % number)
+
+    def section(self, name):
+        """A label before the parts that come after the body (footnotes, headers and footers)."""
+        self._add("【%s】" % name)
+
+    def raw(self, text):
+        """Text kept as it is (plain text and markdown files), still split into lines for paging."""
+        if text:
+            self._add(text)
+
+    def text(self):
+        return "".join(self.parts)
+
+
+class Document:
+    """What read() returns: the text (markdown-like), and what it is."""
+
+    def __init__(self, text, format, title=None, complete=True, pages=None, detail=None, warnings=None,
+                 converter=None, blocks=0):
+        self.text = text
+        self.format = format              # the sniffed kind ("docx", "doc", "pdf", ...)
+        self.title = title
+        self.complete = complete          # False when extraction stopped once the window was full
+        self.pages = pages                # page or slide count when the format has pages
+        self.detail = detail
+        self.warnings = list(warnings or [])
+        self.converter = converter
+        self.blocks = blocks
+
+
+def zip_read(zf, name, cap=MAX_PART):
+    """One member of a package, refusing a member that inflates beyond ``cap`` (zip bombs)."""
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        return None
+    if info.file_size > cap:
+        raise FormatError("文档里的部件 %s 解压后过大（%d MB），可能是损坏文件或压缩炸弹，已停止读取" % (
+            name, info.file_size >> 20))
+    try:
+        with zf.open(info) as fh:
+            data = fh.read(cap + 1)
+    except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
+        raise FormatError("文档已损坏，部件 %s 无法解压（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % (name, exc))
+    if len(data) > cap:
+        raise FormatError("文档里的部件 %s 解压后过大，可能是损坏文件或压缩炸弹，已停止读取" % name)
+    return data

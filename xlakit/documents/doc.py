@@ -1,0 +1,459 @@
+"""Word 97–2003 binary (.doc, and .wps files that WPS Office writes in the same format).
+
+The text of a .doc is not stored in order: the File Information Block (FIB) at the start of the
+``WordDocument`` stream points into a table stream (``0Table`` or ``1Table``, by a FIB flag) where
+the CLX holds a piece table (PlcPcd): character-position ranges, each stored at some file offset
+either "compressed" (one byte per character, cp1252 with Word's own 0x80–0x9F mapping) or as
+UTF-16 (every Chinese document). Fast-saved files scatter the pieces; following the table puts
+them back in reading order. Only the main text counts (the FIB's ``ccpText``): footnotes, headers
+and text boxes follow it in the same character space and would otherwise leak in as noise.
+
+Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only the result is text
+(``HYPERLINK "…"``, ``PAGE``, ``TOC \\o`` are not); ``0x0D`` ends a paragraph, ``0x07`` ends a
+table cell or, when the paragraph properties say "table terminating paragraph" (read from the
+PAPX FKPs), a row; headings come from the paragraph's style (built-in "heading 1–9") or outline
+level. Encrypted documents and Word 6/95 files are refused with a message that says what to do.
+"""
+import bisect
+import re
+import struct
+
+from .base import FormatError
+
+NAME = "doc"
+LABEL = "Word 97-2003 文档（.doc）"
+
+ENCRYPTED = ("这个 Word 文档已加密（设置了打开密码），无法读取。请在 Word/WPS 里输入密码打开，"
+             "去掉密码（文件 → 信息 → 保护文档 → 用密码加密，清空）后另存一份再试")
+OLD_WORD = ("这是 Word 6.0/95 或更早版本的文档（FIB 版本 %d），格式太旧无法直接读取。"
+            "请用 Word/WPS 打开后另存为 .docx 再试")
+
+# Word's mapping of 0x80-0x9F in compressed pieces ([MS-DOC] 2.4.1); other bytes are Latin-1.
+_WORD_8BIT = {
+    0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
+    0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018,
+    0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC,
+    0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A, 0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+}
+_WORD_8BIT_TABLE = {k: v for k, v in _WORD_8BIT.items()}
+
+SPECIAL = re.compile(r"[\x00-\x1f\xa0\u2002-\u2003]")
+HEADING_NAME = re.compile(r"^(?:heading|标题)\s*([1-9])$", re.I)
+
+
+def accepts(kind):
+    if kind.kind in ("doc", "wps"):
+        return True, None
+    return False, "不是 Word 97-2003 二进制文档（OLE 里没有 WordDocument 流）"
+
+
+def decode_compressed(data):
+    """Bytes of a compressed piece -> text (cp1252 as Word maps it)."""
+    return data.decode("latin-1").translate(_WORD_8BIT_TABLE)
+
+
+class Fib:
+    """The few FIB fields the text needs."""
+
+    def __init__(self, wd):
+        if len(wd) < 0x22:
+            raise FormatError("Word 文档的 WordDocument 流太短（%d 字节），文件已损坏" % len(wd))
+        self.ident, self.nfib = struct.unpack_from("<HH", wd, 0)
+        flags = struct.unpack_from("<H", wd, 0x0A)[0]
+        self.complex = bool(flags & 0x0004)
+        self.encrypted = bool(flags & 0x0100)
+        self.table = "1Table" if flags & 0x0200 else "0Table"
+        self.obfuscated = bool(flags & 0x8000)
+        self.fc_min = struct.unpack_from("<I", wd, 0x18)[0]
+        if self.nfib < 0xC1 and self.ident != 0xA5EC or self.nfib < 0x65:
+            self.old = True
+            return
+        self.old = self.nfib < 0xC1
+        if self.old:
+            return
+        pos = 0x20
+        csw = struct.unpack_from("<H", wd, pos)[0]
+        pos += 2 + csw * 2
+        cslw = struct.unpack_from("<H", wd, pos)[0]
+        lw = struct.unpack_from("<%dI" % min(cslw, 22), wd, pos + 2)
+        pos += 2 + cslw * 4
+        self.ccp_text = lw[3] if len(lw) > 3 else 0
+        ncount = struct.unpack_from("<H", wd, pos)[0]
+        pos += 2
+        self.fclcb = struct.unpack_from("<%dI" % (min(ncount, 200) * 2), wd, pos)
+
+    def pair(self, index):
+        if 2 * index + 1 >= len(self.fclcb):
+            return 0, 0
+        return self.fclcb[2 * index], self.fclcb[2 * index + 1]
+
+
+class Piece:
+    __slots__ = ("cp", "cp_end", "fc", "compressed")
+
+    def __init__(self, cp, cp_end, fc, compressed):
+        self.cp, self.cp_end, self.fc, self.compressed = cp, cp_end, fc, compressed
+
+
+def pieces(table, fc_clx, lcb_clx):
+    """The PlcPcd of the CLX (Prc entries skipped)."""
+    clx = table[fc_clx:fc_clx + lcb_clx]
+    pos = 0
+    while pos < len(clx) and clx[pos] == 0x01:              # Prc: clxt, cbGrpprl, grpprl
+        if pos + 3 > len(clx):
+            break
+        cb = struct.unpack_from("<h", clx, pos + 1)[0]
+        pos += 3 + max(cb, 0)
+    if pos >= len(clx) or clx[pos] != 0x02:
+        raise FormatError("Word 文档的文本索引（piece table）损坏，无法读取。请用 Word/WPS 打开后另存一份再试")
+    lcb = struct.unpack_from("<I", clx, pos + 1)[0]
+    plc = clx[pos + 5:pos + 5 + lcb]
+    n = (len(plc) - 4) // 12
+    if n <= 0:
+        return []
+    cps = struct.unpack_from("<%dI" % (n + 1), plc, 0)
+    out = []
+    for i in range(n):
+        pcd = plc[4 * (n + 1) + 8 * i:4 * (n + 1) + 8 * i + 8]
+        fc_raw = struct.unpack_from("<I", pcd, 2)[0]
+        compressed = bool(fc_raw & 0x40000000)
+        fc = fc_raw & 0x3FFFFFFF
+        if compressed:
+            fc //= 2
+        if cps[i + 1] > cps[i]:
+            out.append(Piece(cps[i], cps[i + 1], fc, compressed))
+    return out
+
+
+# ---------------------------------------------------------------- paragraph properties
+
+def _sprm_size(sprm, data, pos):
+    spra = sprm >> 13
+    if spra in (0, 1):
+        return 1
+    if spra in (2, 4, 5):
+        return 2
+    if spra == 3:
+        return 4
+    if spra == 7:
+        return 3
+    # variable: first byte is the size; sprmTDefTable (0xD608) and sprmPChgTabs (0xC615) differ
+    if sprm == 0xD608 and pos + 2 <= len(data):
+        return struct.unpack_from("<H", data, pos)[0] + 1
+    if sprm == 0xC615 and pos < len(data) and data[pos] == 255:
+        return 1 + (data[pos + 1] * 4 + 1 if pos + 1 < len(data) else 0) + \
+            (data[pos + 2 + data[pos + 1] * 4] * 3 + 1 if pos + 2 + data[pos + 1] * 4 < len(data) else 0)
+    return 1 + (data[pos] if pos < len(data) else 0)
+
+
+class Papx:
+    __slots__ = ("istd", "ttp", "in_table", "itap", "inner_ttp", "inner_cell", "outline", "list", "ilvl")
+
+    def __init__(self):
+        self.istd = 0
+        self.ttp = self.in_table = self.inner_ttp = self.inner_cell = False
+        self.itap = 0
+        self.outline = None
+        self.list = False
+        self.ilvl = 0
+
+
+def _parse_papx(grpprl):
+    p = Papx()
+    if len(grpprl) >= 2:
+        p.istd = struct.unpack_from("<H", grpprl, 0)[0]
+    pos = 2
+    while pos + 2 <= len(grpprl):
+        sprm = struct.unpack_from("<H", grpprl, pos)[0]
+        pos += 2
+        size = _sprm_size(sprm, grpprl, pos)
+        val = grpprl[pos] if pos < len(grpprl) else 0
+        if sprm == 0x2417:
+            p.ttp = bool(val)
+        elif sprm == 0x2416:
+            p.in_table = bool(val)
+            p.itap = max(p.itap, 1 if val else 0)
+        elif sprm == 0x6649 and pos + 4 <= len(grpprl):
+            p.itap = struct.unpack_from("<i", grpprl, pos)[0]
+        elif sprm == 0x244C:
+            p.inner_ttp = bool(val)
+        elif sprm == 0x244B:
+            p.inner_cell = bool(val)
+        elif sprm == 0x2640:
+            p.outline = val
+        elif sprm == 0x260A:
+            p.ilvl = min(val, 8)
+        elif sprm == 0x460B and pos + 2 <= len(grpprl):
+            p.list = struct.unpack_from("<H", grpprl, pos)[0] != 0
+        pos += size
+    return p
+
+
+class ParaProps:
+    """Paragraph properties by file offset of the paragraph mark (PlcBtePapx -> PapxFkp)."""
+
+    def __init__(self, wd, table, fib):
+        self.starts, self.ends, self.props = [], [], []
+        fc, lcb = fib.pair(13)
+        if not lcb or fc + lcb > len(table):
+            return
+        n = (lcb - 4) // 8
+        if n <= 0:
+            return
+        pns = struct.unpack_from("<%dI" % n, table, fc + 4 * (n + 1))
+        runs = []
+        for pn in pns:
+            off = (pn & 0x3FFFFF) * 512
+            page = wd[off:off + 512]
+            if len(page) < 512:
+                continue
+            crun = page[511]
+            if not crun or 4 * (crun + 1) + 13 * crun > 511:
+                continue
+            rgfc = struct.unpack_from("<%dI" % (crun + 1), page, 0)
+            for i in range(crun):
+                bx = page[4 * (crun + 1) + 13 * i]
+                if bx == 0:
+                    props = Papx()
+                else:
+                    at = bx * 2
+                    cb = page[at] if at < 512 else 0
+                    if cb:
+                        grpprl = page[at + 1:at + 1 + 2 * cb - 1]
+                    else:
+                        cb2 = page[at + 1] if at + 1 < 512 else 0
+                        grpprl = page[at + 2:at + 2 + 2 * cb2]
+                    try:
+                        props = _parse_papx(grpprl)
+                    except (struct.error, IndexError):
+                        props = Papx()
+                runs.append((rgfc[i], rgfc[i + 1], props))
+        runs.sort(key=lambda r: r[0])
+        for start, end, props in runs:
+            self.starts.append(start)
+            self.ends.append(end)
+            self.props.append(props)
+
+    def __bool__(self):
+        return bool(self.starts)
+
+    def at(self, fc):
+        i = bisect.bisect_right(self.starts, fc) - 1
+        if i >= 0 and fc < self.ends[i]:
+            return self.props[i]
+        return None
+
+
+def heading_styles(table, fib):
+    """istd -> heading level, from the stylesheet (built-in sti 1-9 or a "heading N" name)."""
+    fc, lcb = fib.pair(1)
+    out = {}
+    if not lcb or fc + lcb > len(table):
+        return out
+    stsh = table[fc:fc + lcb]
+    try:
+        cb_stshi = struct.unpack_from("<H", stsh, 0)[0]
+        cstd, cb_base = struct.unpack_from("<HH", stsh, 2)
+        pos = 2 + cb_stshi
+        for istd in range(min(cstd, 4000)):
+            if pos + 2 > len(stsh):
+                break
+            cb = struct.unpack_from("<H", stsh, pos)[0]
+            std = stsh[pos + 2:pos + 2 + cb]
+            pos += 2 + cb
+            if cb < 10:
+                continue
+            sti = struct.unpack_from("<H", std, 0)[0] & 0x0FFF
+            level = sti if 1 <= sti <= 9 else None
+            if level is None and len(std) > cb_base + 2:
+                cch = struct.unpack_from("<H", std, cb_base)[0]
+                name = std[cb_base + 2:cb_base + 2 + 2 * cch].decode("utf-16-le", "replace")
+                m = HEADING_NAME.match(name.split(",")[0].strip())
+                if m:
+                    level = int(m.group(1))
+            if level:
+                out[istd] = level
+    except struct.error:
+        pass
+    return out
+
+
+# ---------------------------------------------------------------- text
+
+def _open(path):
+    import pydeps_boot
+    try:
+        olefile = pydeps_boot.ensure("olefile")
+    except pydeps_boot.DependencyError as exc:
+        raise FormatError(str(exc))
+    try:
+        return olefile.OleFileIO(path)
+    except Exception as exc:  # noqa: BLE001 - olefile raises several plain exception types
+        raise FormatError("Word 文档的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+
+
+def read_streams(path):
+    """(WordDocument bytes, table bytes, Fib); raises FormatError for encrypted/old/broken files."""
+    ole = _open(path)
+    try:
+        return _read_streams(ole)
+    except FormatError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - olefile/struct on a damaged file
+        raise FormatError("Word 文档已损坏，无法读取（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+    finally:
+        ole.close()
+
+
+def _read_streams(ole):
+    if True:
+        if not ole.exists("WordDocument"):
+            raise FormatError("这个 Office 复合文件里没有 Word 正文（WordDocument 流），不是 Word 文档")
+        wd = ole.openstream("WordDocument").read()
+        fib = Fib(wd)
+        if fib.ident != 0xA5EC and fib.nfib >= 0xC1:
+            raise FormatError("Word 文档的文件头（FIB）无法识别，文件可能已损坏。请用 Word/WPS 打开后另存一份再试")
+        if fib.old:
+            raise FormatError(OLD_WORD % fib.nfib)
+        if fib.encrypted or fib.obfuscated:
+            raise FormatError(ENCRYPTED)
+        if not ole.exists(fib.table):
+            raise FormatError("Word 文档缺少表格流 %s，文件已损坏或不完整。请用 Word/WPS 打开后另存一份再试" % fib.table)
+        table = ole.openstream(fib.table).read()
+    return wd, table, fib
+
+
+def convert(path, kind, out, deadline=None):
+    if "worddocument" not in kind.names and not kind.damaged:
+        raise FormatError("这是 Word 2.0 或更早版本的文档，格式太旧无法直接读取。请用 Word/WPS 打开后另存为 .docx 再试")
+    wd, table, fib = read_streams(path)
+    fc_clx, lcb_clx = fib.pair(33)
+    if lcb_clx and fc_clx + lcb_clx <= len(table):
+        plist = pieces(table, fc_clx, lcb_clx)
+    else:   # no CLX (some old converters): one piece at fcMin, guessed width
+        plist = [Piece(0, fib.ccp_text, fib.fc_min, False)]
+    props = ParaProps(wd, table, fib)
+    headings = heading_styles(table, fib)
+    _emit(wd, plist, fib.ccp_text, props, headings, out, deadline)
+
+
+class _State:
+    def __init__(self, out, props, headings):
+        self.out = out
+        self.props = props
+        self.headings = headings
+        self.buf = []          # text of the current paragraph
+        self.cells = []        # finished cells of the current row
+        self.fields = []       # open fields: True once past the separator
+        self.last_cell_mark = False
+
+    def visible(self):
+        return all(self.fields)
+
+    def flush_para(self, papx):
+        text = "".join(self.buf)
+        self.buf = []
+        if papx is not None and (papx.in_table or papx.itap > 0):
+            if papx.itap > 1 or papx.inner_cell or papx.inner_ttp:
+                self.buf.append(text + " ")      # nested table: keep inside the outer cell
+                return
+            self.buf.append(text + "\n")         # a paragraph inside a cell: the cell continues
+            return
+        if self.cells:                          # a row that never got its end mark
+            self.out.row(self.cells)
+            self.cells = []
+        level = None
+        if papx is not None:
+            level = self.headings.get(papx.istd)
+            if level is None and papx.outline is not None and papx.outline < 6:
+                level = papx.outline + 1
+        if level:
+            self.out.heading(level, text)
+        elif papx is not None and papx.list:
+            self.out.item(text, papx.ilvl)
+        else:
+            self.out.para(text)
+
+    def cell_mark(self, papx):
+        text = "".join(self.buf)
+        self.buf = []
+        if papx is not None:
+            if papx.ttp or papx.inner_ttp and papx.itap <= 1:
+                if text.strip():
+                    self.cells.append(text)
+                self.out.row(self.cells)
+                self.cells = []
+                return
+            self.cells.append(text)
+            return
+        # No paragraph properties: a mark right after a cell mark ends the row (Word writes the
+        # row-end mark as its own paragraph).
+        if self.last_cell_mark and not text:
+            self.out.row(self.cells)
+            self.cells = []
+        else:
+            self.cells.append(text)
+
+    def finish(self):
+        if self.buf and "".join(self.buf).strip():
+            self.flush_para(None)
+        if self.cells:
+            self.out.row(self.cells)
+            self.cells = []
+
+
+def _emit(wd, plist, ccp_text, props, headings, out, deadline):
+    st = _State(out, props if props else None, headings)
+    limit = ccp_text if ccp_text else max((p.cp_end for p in plist), default=0)
+    for n, piece in enumerate(plist):
+        if piece.cp >= limit:
+            break
+        count = min(piece.cp_end, limit) - piece.cp
+        width = 1 if piece.compressed else 2
+        raw = wd[piece.fc:piece.fc + count * width]
+        text = decode_compressed(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
+        if deadline is not None and n % 64 == 0:
+            deadline.check("读取 Word 文档")
+        pos = 0
+        for m in SPECIAL.finditer(text):
+            i = m.start()
+            if i > pos and st.visible():
+                st.buf.append(text[pos:i])
+                st.last_cell_mark = False
+            pos = i + 1
+            ch = text[i]
+            if ch == "\x13":
+                st.fields.append(False)
+                continue
+            if ch == "\x14":
+                if st.fields:
+                    st.fields[-1] = True
+                continue
+            if ch == "\x15":
+                if st.fields:
+                    st.fields.pop()
+                continue
+            if not st.visible():
+                if ch not in "\r\x07":
+                    continue
+                # a paragraph mark inside a field instruction: the field spans paragraphs (TOC)
+            fc = piece.fc + i * width
+            if ch == "\r":
+                st.flush_para(props.at(fc) if props else None)
+                st.last_cell_mark = False
+            elif ch == "\x07":
+                st.cell_mark(props.at(fc) if props else None)
+                st.last_cell_mark = True
+            elif ch in "\x0b\x0c\x0e":
+                st.buf.append("\n")
+            elif ch == "\t":
+                st.buf.append("\t")
+            elif ch == "\x1e":
+                st.buf.append("-")
+            elif ch in "\xa0\u2002\u2003":
+                st.buf.append(" ")
+            # 0x01 pictures, 0x02 note references, 0x05 comments, 0x08 drawings, 0x1f soft hyphen: none
+        if pos < len(text) and st.visible():
+            st.buf.append(text[pos:])
+            st.last_cell_mark = False
+    st.finish()

@@ -1,0 +1,346 @@
+"""Word 2007+ (.docx/.docm/.dotx): the body in reading order, then notes, headers and footers.
+
+Why a walk over the XML and not a text dump: structure is what lets the model answer "what does
+section 3 say": headings come back as ``#``/``##`` (from the paragraph style's outline level, so
+"标题 1" in a Chinese template counts as much as "heading 1"), list items as ``-``/``1.``, tables
+as ``单元格 | 单元格`` rows. Deleted revisions and field codes (``HYPERLINK …``, ``PAGE``) are not
+text; text boxes are (drawn once: the ``mc:Fallback`` copy of a shape is skipped).
+"""
+import posixpath
+import re
+import zipfile
+import xml.etree.ElementTree as ET
+
+from .base import FormatError, zip_read
+
+NAME = "docx"
+LABEL = "Word 文档（.docx）"
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+R_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+DC = "{http://purl.org/dc/elements/1.1/}"
+OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+HEADING_NAME = re.compile(r"^(?:heading|标题)\s*([1-9])$", re.I)
+
+SKIP = {W + "delText", W + "instrText", W + "del", W + "moveFrom", MC + "Fallback", W + "rPr", W + "pPr",
+        W + "sectPr", W + "tblPr", W + "tblGrid", W + "trPr", W + "tcPr", W + "commentReference",
+        W + "footnoteReference", W + "endnoteReference", W + "fldData", W + "numPr"}
+
+
+def accepts(kind):
+    if kind.kind == "docx":
+        return True, None
+    return False, "不是 Word 2007+ 文档（docx 包）"
+
+
+class _Ctx:
+    def __init__(self, styles, numbering):
+        self.styles = styles          # style id -> (outline level or None, based-on id)
+        self.numbering = numbering    # numId -> {ilvl: numFmt}
+        self.counters = {}
+        self.fields = []              # open complex fields: True once past their separator
+        self.field_depth = 0          # 1 while inside the instruction part of any open field
+        self.pending = []             # text-box paragraphs found inside the current paragraph
+
+
+def convert(path, kind, out, deadline=None):
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % exc)
+    with zf:
+        main = _main_part(zf)
+        data = zip_read(zf, main)
+        if data is None:
+            raise FormatError("文档里没有正文部件（%s），文件可能已损坏" % main)
+        ctx = _Ctx(_styles(zf, posixpath.dirname(main)), _numbering(zf, posixpath.dirname(main)))
+        rels = _rels(zf, main)
+        core = zip_read(zf, "docProps/core.xml", cap=1 << 20)
+        if core:
+            try:
+                title = ET.fromstring(core).findtext(DC + "title")
+                if title and title.strip():
+                    out.title = title.strip()
+            except ET.ParseError:
+                pass
+        body = _parse(data, main).find(W + "body")
+        if body is None:
+            return
+        _walk_blocks(body, ctx, out)
+        # What Word shows around the body comes after it, so the first page of text stays the body.
+        base = posixpath.dirname(main)
+        for label, rel_type in (("脚注", "footnotes"), ("尾注", "endnotes")):
+            target = _target(rels, rel_type, base) or posixpath.join(base, rel_type + ".xml")
+            part = zip_read(zf, target)
+            if not part:
+                continue
+            tag = W + rel_type[:-1]
+            notes = [n for n in _parse(part, target).iter(tag) if n.get(W + "type") in (None, "normal")]
+            if any(_has_text(n) for n in notes):
+                out.section(label)
+                for note in notes:
+                    _walk_blocks(note, ctx, out)
+        seen = set()
+        for rel_type, label in (("header", "页眉"), ("footer", "页脚")):
+            for target in _targets(rels, rel_type, base):
+                part = zip_read(zf, target)
+                if not part:
+                    continue
+                root = _parse(part, target)
+                text = _plain(root)
+                if not text or text in seen:
+                    continue
+                seen.add(text)
+                out.section(label)
+                _walk_blocks(root, ctx, out)
+
+
+def _parse(data, name):
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise FormatError("文档的 %s 不是完整的 XML（%s），文件可能已损坏。请用 Word/WPS 打开后另存一份再试" % (name, exc))
+
+
+def _main_part(zf):
+    data = zip_read(zf, "_rels/.rels", cap=1 << 20)
+    if data:
+        try:
+            for rel in ET.fromstring(data).iter(PKG_REL + "Relationship"):
+                if rel.get("Type") == OFFICE_DOC and rel.get("TargetMode") != "External":
+                    return rel.get("Target", "").lstrip("/")
+        except ET.ParseError:
+            pass
+    for name in zf.namelist():
+        if name.startswith("word/") and name.endswith(".xml") and "document" in name:
+            return name
+    return "word/document.xml"
+
+
+def _rels(zf, part):
+    name = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
+    data = zip_read(zf, name, cap=8 << 20)
+    out = []
+    if data:
+        try:
+            for rel in ET.fromstring(data).iter(PKG_REL + "Relationship"):
+                if rel.get("TargetMode") != "External":
+                    out.append((rel.get("Type", "").rsplit("/", 1)[-1], rel.get("Target", "")))
+        except ET.ParseError:
+            pass
+    return out
+
+
+def _targets(rels, rel_type, base):
+    for kind, target in rels:
+        if kind == rel_type:
+            yield target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(base, target))
+
+
+def _target(rels, rel_type, base):
+    return next(_targets(rels, rel_type, base), None)
+
+
+def _styles(zf, base):
+    data = zip_read(zf, posixpath.join(base, "styles.xml"))
+    styles = {}
+    if not data:
+        return styles
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return styles
+    for st in root.iter(W + "style"):
+        sid = st.get(W + "styleId")
+        if not sid:
+            continue
+        level = None
+        ppr = st.find(W + "pPr")
+        if ppr is not None:
+            ol = ppr.find(W + "outlineLvl")
+            if ol is not None and (ol.get(W + "val") or "").isdigit() and int(ol.get(W + "val")) < 9:
+                level = int(ol.get(W + "val")) + 1
+        name_el = st.find(W + "name")
+        name = name_el.get(W + "val", "") if name_el is not None else ""
+        match = HEADING_NAME.match(name.strip()) or HEADING_NAME.match(sid)
+        if level is None and match:
+            level = int(match.group(1))
+        if name.strip().lower() == "title" and level is None:
+            level = 1
+        based = st.find(W + "basedOn")
+        styles[sid] = (level, based.get(W + "val") if based is not None else None)
+    return styles
+
+
+def _numbering(zf, base):
+    data = zip_read(zf, posixpath.join(base, "numbering.xml"))
+    out = {}
+    if not data:
+        return out
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return out
+    abstract = {}
+    for ab in root.iter(W + "abstractNum"):
+        levels = {}
+        for lvl in ab.iter(W + "lvl"):
+            fmt = lvl.find(W + "numFmt")
+            levels[lvl.get(W + "ilvl", "0")] = fmt.get(W + "val", "decimal") if fmt is not None else "decimal"
+        abstract[ab.get(W + "abstractNumId")] = levels
+    for num in root.iter(W + "num"):
+        ref = num.find(W + "abstractNumId")
+        if ref is not None:
+            out[num.get(W + "numId")] = abstract.get(ref.get(W + "val"), {})
+    return out
+
+
+def _style_level(ctx, sid):
+    seen = set()
+    while sid and sid not in seen:
+        seen.add(sid)
+        level, based = ctx.styles.get(sid, (None, None))
+        if level is not None:
+            return level
+        sid = based
+    return None
+
+
+def _has_text(el):
+    return any((t.text or "").strip() for t in el.iter(W + "t"))
+
+
+def _plain(el):
+    return "".join(t.text or "" for t in el.iter(W + "t")).strip()
+
+
+def _walk_blocks(parent, ctx, out):
+    for child in parent:
+        tag = child.tag
+        if tag == W + "p":
+            _paragraph(child, ctx, out)
+        elif tag == W + "tbl":
+            _table(child, ctx, out)
+        elif tag in SKIP:
+            continue
+        else:   # w:sdt / w:sdtContent / w:customXml / w:ins / mc:AlternateContent ... hold blocks
+            _walk_blocks(child, ctx, out)
+
+
+def _table(tbl, ctx, out):
+    for tr in _children(tbl, W + "tr"):
+        out.row([_cell_text(tc, ctx) for tc in _children(tr, W + "tc")])
+
+
+def _children(el, tag):
+    """Direct ``tag`` children of ``el``, also through content controls and custom XML wrappers
+    (rows of a nested table live inside a cell and are not reached)."""
+    for child in el:
+        if child.tag == tag:
+            yield child
+        elif child.tag in (W + "sdt", W + "sdtContent", W + "customXml", W + "ins", MC + "AlternateContent",
+                           MC + "Choice"):
+            for inner in _children(child, tag):
+                yield inner
+
+
+def _cell_text(tc, ctx):
+    texts = []
+    for p in tc.iter(W + "p"):
+        text = _runs_text(p, ctx)
+        if text.strip():
+            texts.append(text.strip())
+    return " ".join(texts)
+
+
+def _paragraph(p, ctx, out):
+    ppr = p.find(W + "pPr")
+    level = None
+    list_marker = None
+    list_level = 0
+    if ppr is not None:
+        ol = ppr.find(W + "outlineLvl")
+        if ol is not None and (ol.get(W + "val") or "").isdigit() and int(ol.get(W + "val")) < 9:
+            level = int(ol.get(W + "val")) + 1
+        ps = ppr.find(W + "pStyle")
+        if level is None and ps is not None:
+            level = _style_level(ctx, ps.get(W + "val"))
+        num = ppr.find(W + "numPr")
+        if num is not None and level is None:
+            num_id = num.find(W + "numId")
+            ilvl = num.find(W + "ilvl")
+            nid = num_id.get(W + "val") if num_id is not None else None
+            lvl = ilvl.get(W + "val", "0") if ilvl is not None else "0"
+            if nid and nid != "0":
+                fmt = ctx.numbering.get(nid, {}).get(lvl, "bullet")
+                list_level = int(lvl) if lvl.isdigit() else 0
+                if fmt in ("bullet", "none"):
+                    list_marker = "-"
+                else:
+                    key = (nid, list_level)
+                    ctx.counters[key] = ctx.counters.get(key, 0) + 1
+                    for other in list(ctx.counters):   # a deeper level restarts under a new parent item
+                        if other[0] == nid and other[1] > list_level:
+                            del ctx.counters[other]
+                    list_marker = "%d." % ctx.counters[key]
+    ctx.pending = []
+    text = _runs_text(p, ctx)
+    pending, ctx.pending = ctx.pending, []
+    if level is not None and level <= 6:
+        out.heading(level, text)
+    elif list_marker:
+        out.item(text, list_level, list_marker)
+    else:
+        out.para(text)
+    for box in pending:   # text boxes anchored in this paragraph, after it
+        _walk_blocks(box, ctx, out)
+
+
+def _runs_text(p, ctx):
+    parts = []
+    _collect(p, ctx, parts)
+    return "".join(parts)
+
+
+def _collect(el, ctx, parts):
+    for child in el:
+        tag = child.tag
+        if tag == W + "t":
+            if ctx.field_depth == 0:
+                parts.append(child.text or "")
+        elif tag == W + "fldChar":
+            kind = child.get(W + "fldCharType")
+            if kind == "begin":
+                ctx.fields.append(False)
+            elif kind == "separate" and ctx.fields:
+                ctx.fields[-1] = True
+            elif kind == "end" and ctx.fields:
+                ctx.fields.pop()
+            ctx.field_depth = 0 if all(ctx.fields) else 1
+        elif tag == W + "tab" and ctx.field_depth == 0:
+            parts.append("\t")
+        elif tag in (W + "br", W + "cr") and ctx.field_depth == 0:
+            if child.get(W + "type") in (None, "textWrapping"):
+                parts.append("\n")
+        elif tag == W + "noBreakHyphen":
+            parts.append("-")
+        elif tag == W + "sym":
+            code = child.get(W + "char", "")
+            try:
+                ch = chr(int(code, 16))
+                if 0xF000 <= ord(ch) <= 0xF0FF:
+                    continue   # symbol-font glyph with no Unicode meaning
+                parts.append(ch)
+            except ValueError:
+                pass
+        elif tag == W + "txbxContent":
+            ctx.pending.append(child)
+        elif tag in SKIP:
+            continue
+        elif tag == W + "p":    # a paragraph inside something inline (rare): keep its text
+            _collect(child, ctx, parts)
+            parts.append("\n")
+        else:
+            _collect(child, ctx, parts)

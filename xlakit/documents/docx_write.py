@@ -1,0 +1,680 @@
+"""Writing .docx by hand (minimal OOXML, no third-party library), and appending to any docx.
+
+What models write is markdown, so that is the input: ``#``–``######`` headings become the built-in
+"heading 1–6" styles with outline levels (the navigation pane and a table of contents see them),
+``**粗体**`` and ``*斜体*`` runs, ``-``/``*``/``+`` bullet and ``1.`` numbered lists (two spaces of
+indent per level), ``|`` pipe tables (a ``|---|`` line after the first row makes it a bold header;
+borders always), ``---`` on its own line a horizontal rule, ``\\newpage`` on its own line a page
+break, ``> `` a quote. Blank lines separate paragraphs; a single line break inside a paragraph
+stays a line break. Unpaired ``**`` stays literal.
+
+Chinese typesetting: the styles name an East Asian font (宋体 for the body, 黑体 for headings) so
+Word never falls back to a Japanese face, the language is zh-CN, the page is A4 with the margins
+Chinese Word uses.
+
+Appending keeps the user's package byte-for-byte: every part is copied unchanged except three
+text splices: the new paragraphs go into document.xml just before the final section properties,
+heading/list/table styles the document lacks are added to styles.xml (existing ones, whatever
+their ids, e.g. "1" for 标题 1 in Chinese Word, are reused), and list definitions are added to
+numbering.xml (created, with its relationship and content type, when missing).
+"""
+import datetime as _dt
+import io
+import re
+import zipfile
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape
+
+from .base import FormatError
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+W = "{%s}" % W_NS
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
+REL_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+
+BODY_FONT = "宋体"
+HEAD_FONT = "黑体"
+LATIN_FONT = "Times New Roman"
+HEADING_SIZES = {1: 44, 2: 32, 3: 30, 4: 28, 5: 24, 6: 21}     # half-points: 二号 三号 小三 四号 小四 五号
+
+_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BULLET = re.compile(r"^([ \t]*)([-*+•·])[ \t]+(.*)$")
+_NUMBER = re.compile(r"^([ \t]*)(\d{1,3})[.)、][ \t]+(.*)$")
+_RULE = re.compile(r"^[ \t]*(?:-[ \t]*){3,}$|^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$")
+_TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_PAGEBREAK = re.compile(r"^[ \t]*\\newpage[ \t]*$|^[ \t]*<pagebreak\s*/?>[ \t]*$", re.I)
+
+
+def _x(text):
+    return escape(_BAD_XML.sub("", text))
+
+
+# ---------------------------------------------------------------- markdown subset -> blocks
+
+def parse(text):
+    """Blocks: ("h", level, text) ("p", text) ("li", kind, level, text, list_no) ("table", rows,
+    header) ("rule",) ("pagebreak",) ("quote", text)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    blocks = []
+    para = []
+    list_no = 0
+    in_list = None     # "bullet" / "number" of the list being continued
+
+    def end_para():
+        if para:
+            blocks.append(("p", "\n".join(para)))
+            para[:] = []
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            end_para()
+            in_list = None if (i + 1 < len(lines) and not (_BULLET.match(lines[i + 1]) or _NUMBER.match(lines[i + 1]))) else in_list
+            i += 1
+            continue
+        m = _HEADING.match(line)
+        if m:
+            end_para()
+            in_list = None
+            blocks.append(("h", len(m.group(1)), m.group(2)))
+            i += 1
+            continue
+        if _PAGEBREAK.match(line):
+            end_para()
+            blocks.append(("pagebreak",))
+            i += 1
+            continue
+        if _RULE.match(line) and not para:
+            blocks.append(("rule",))
+            i += 1
+            continue
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            end_para()
+            in_list = None
+            rows = []
+            header = False
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                row_line = lines[i].strip()
+                if _TABLE_SEP.match(row_line):
+                    if len(rows) == 1:
+                        header = True
+                    i += 1
+                    continue
+                rows.append(_split_row(row_line))
+                i += 1
+            blocks.append(("table", rows, header))
+            continue
+        mb = _BULLET.match(line)
+        mn = None if mb else _NUMBER.match(line)
+        if (mb or mn) and not (mb and _RULE.match(line)):
+            end_para()
+            kind = "bullet" if mb else "number"
+            m = mb or mn
+            if kind != in_list:
+                list_no += 1
+                in_list = kind
+            indent = len(m.group(1).replace("\t", "    "))
+            blocks.append(("li", kind, min(indent // 2, 8), m.group(3), list_no))
+            i += 1
+            continue
+        if stripped.startswith(">"):
+            end_para()
+            blocks.append(("quote", stripped.lstrip(">").strip()))
+            i += 1
+            continue
+        in_list = None
+        para.append(line.strip())
+        i += 1
+    end_para()
+    return blocks
+
+
+def _split_row(line):
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    cells = re.split(r"(?<!\\)\|", body)
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+_INLINE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\*\w])|`([^`\n]+)`")
+
+
+def runs(text):
+    """[(text, bold, italic, code)] for one paragraph's inline markup."""
+    out = []
+    pos = 0
+    for m in _INLINE.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], False, False, False))
+        if m.group(1) is not None:
+            inner = m.group(1)
+            # *italic* inside bold
+            for sub, _b, it, code in runs(inner):
+                out.append((sub, True, it, code))
+        elif m.group(2) is not None:
+            out.append((m.group(2), False, True, False))
+        else:
+            out.append((m.group(3), False, False, True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False, False, False))
+    return [r for r in out if r[0]]
+
+
+def plain(text):
+    """What read_document gives back for one paragraph's inline markup (for the read-back check)."""
+    return "".join(r[0] for r in runs(text))
+
+
+# ---------------------------------------------------------------- blocks -> WordprocessingML
+
+class Styles:
+    """Style ids to use (a new document's, or the ids an existing document already has)."""
+
+    def __init__(self, heading=None, list_para="ListParagraph", table="TableGrid", quote="Quote"):
+        self.heading = heading or dict((n, "Heading%d" % n) for n in range(1, 7))
+        self.list_para = list_para
+        self.table = table
+        self.quote = quote
+
+
+def _run_xml(text, bold=False, italic=False, code=False):
+    props = ""
+    if code:
+        props += '<w:rFonts w:ascii="Consolas" w:hAnsi="Consolas"/>'
+    if bold:
+        props += "<w:b/><w:bCs/>"
+    if italic:
+        props += "<w:i/><w:iCs/>"
+    rpr = "<w:rPr>%s</w:rPr>" % props if props else ""
+    parts = []
+    for n, piece in enumerate(text.split("\n")):
+        if n:
+            parts.append("<w:br/>")
+        chunks = piece.split("\t")
+        for k, chunk in enumerate(chunks):
+            if k:
+                parts.append("<w:tab/>")
+            if chunk:
+                parts.append('<w:t xml:space="preserve">%s</w:t>' % _x(chunk))
+    return "<w:r>%s%s</w:r>" % (rpr, "".join(parts))
+
+
+def _para_xml(text, ppr="", bold_all=False):
+    body = "".join(_run_xml(t, b or bold_all, i, c) for t, b, i, c in runs(text))
+    return "<w:p>%s%s</w:p>" % ("<w:pPr>%s</w:pPr>" % ppr if ppr else "", body)
+
+
+def body_xml(blocks, styles, numbering):
+    """The paragraphs and tables of ``blocks``; ``numbering`` maps a list's number to a numId
+    (filled here: {list_no: (kind, numId)} is requested through numbering.num_for)."""
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            level = block[1]
+            out.append(_para_xml(block[2], '<w:pStyle w:val="%s"/>' % styles.heading[level]))
+        elif kind == "p":
+            out.append(_para_xml(block[1]))
+        elif kind == "quote":
+            out.append(_para_xml(block[1], '<w:pStyle w:val="%s"/>' % styles.quote))
+        elif kind == "li":
+            _k, list_kind, level, text, list_no = block
+            num_id = numbering.num_for(list_no, list_kind)
+            out.append(_para_xml(text, '<w:pStyle w:val="%s"/><w:numPr><w:ilvl w:val="%d"/><w:numId w:val="%d"/></w:numPr>'
+                                 % (styles.list_para, level, num_id)))
+        elif kind == "rule":
+            out.append('<w:p><w:pPr><w:pBdr><w:bottom w:val="single" w:sz="6" w:space="1" w:color="auto"/>'
+                       '</w:pBdr></w:pPr></w:p>')
+        elif kind == "pagebreak":
+            out.append('<w:p><w:r><w:br w:type="page"/></w:r></w:p>')
+        elif kind == "table":
+            out.append(_table_xml(block[1], block[2], styles))
+    return "".join(out)
+
+
+def _table_xml(rows, header, styles):
+    ncols = max((len(r) for r in rows), default=1)
+    width = 8306 // max(ncols, 1)          # A4 text width in twips, split evenly
+    border = "".join('<w:%s w:val="single" w:sz="4" w:space="0" w:color="auto"/>' % side
+                     for side in ("top", "left", "bottom", "right", "insideH", "insideV"))
+    parts = ['<w:tbl><w:tblPr><w:tblStyle w:val="%s"/><w:tblW w:w="5000" w:type="pct"/>'
+             '<w:tblBorders>%s</w:tblBorders><w:tblLook w:val="04A0" w:firstRow="%d" w:lastRow="0" '
+             'w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>%s</w:tblGrid>'
+             % (styles.table, border, 1 if header else 0, '<w:gridCol w:w="%d"/>' % width * ncols)]
+    for n, row in enumerate(rows):
+        head = header and n == 0
+        cells = list(row) + [""] * (ncols - len(row))
+        trpr = "<w:trPr><w:tblHeader/></w:trPr>" if head else ""
+        parts.append("<w:tr>%s" % trpr)
+        for cell in cells:
+            parts.append('<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/></w:tcPr>%s</w:tc>'
+                         % (width, _para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), bold_all=head)))
+        parts.append("</w:tr>")
+    parts.append("</w:tbl>")
+    return "".join(parts)
+
+
+class Numbering:
+    """Allocates w:num ids for the lists of one write; every numbered list restarts at 1."""
+
+    def __init__(self, bullet_abstract=None, number_abstract=None, next_num=1, next_abstract=0):
+        self.bullet_abstract = bullet_abstract
+        self.number_abstract = number_abstract
+        self.next_num = next_num
+        self.next_abstract = next_abstract
+        self.nums = []             # (numId, abstractId, restart)
+        self.abstracts = []        # (abstractId, kind) to add
+        self._by_list = {}
+
+    def _abstract(self, kind):
+        attr = "bullet_abstract" if kind == "bullet" else "number_abstract"
+        if getattr(self, attr) is None:
+            setattr(self, attr, self.next_abstract)
+            self.abstracts.append((self.next_abstract, kind))
+            self.next_abstract += 1
+        return getattr(self, attr)
+
+    def num_for(self, list_no, kind):
+        if list_no not in self._by_list:
+            num_id = self.next_num
+            self.next_num += 1
+            self.nums.append((num_id, self._abstract(kind), kind == "number"))
+            self._by_list[list_no] = num_id
+        return self._by_list[list_no]
+
+    def abstract_xml(self):
+        out = []
+        bullets = ["\u2022", "\u25e6", "\u25aa"]
+        for aid, kind in self.abstracts:
+            levels = []
+            for lvl in range(9):
+                left = 420 * (lvl + 1)
+                if kind == "bullet":
+                    fmt, text = "bullet", bullets[lvl % 3]
+                    rpr = '<w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:hint="default"/></w:rPr>'
+                else:
+                    fmt, text = "decimal", ".".join("%%%d" % (k + 1) for k in range(lvl + 1)) + "."
+                    rpr = ""
+                levels.append('<w:lvl w:ilvl="%d"><w:start w:val="1"/><w:numFmt w:val="%s"/><w:lvlText w:val="%s"/>'
+                              '<w:lvlJc w:val="left"/><w:pPr><w:ind w:left="%d" w:hanging="420"/></w:pPr>%s</w:lvl>'
+                              % (lvl, fmt, _x(text), left, rpr))
+            out.append('<w:abstractNum w:abstractNumId="%d"><w:multiLevelType w:val="hybridMultilevel"/>%s</w:abstractNum>'
+                       % (aid, "".join(levels)))
+        return "".join(out)
+
+    def num_xml(self):
+        out = []
+        for num_id, aid, restart in self.nums:
+            override = ('<w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride>' if restart else "")
+            out.append('<w:num w:numId="%d"><w:abstractNumId w:val="%d"/>%s</w:num>' % (num_id, aid, override))
+        return "".join(out)
+
+
+# ---------------------------------------------------------------- parts of a new document
+
+NS_DECL = ('xmlns:w="%s" xmlns:r="%s"' % (W_NS, R_NS))
+
+
+def _fonts(font):
+    return ('<w:rFonts w:ascii="%s" w:hAnsi="%s" w:eastAsia="%s" w:cs="%s"/>' % (LATIN_FONT, LATIN_FONT, font, LATIN_FONT))
+
+
+def heading_style_xml(level, style_id):
+    return ('<w:style w:type="paragraph" w:styleId="%s"><w:name w:val="heading %d"/><w:basedOn w:val="Normal"/>'
+            '<w:next w:val="Normal"/><w:uiPriority w:val="9"/><w:qFormat/><w:pPr><w:keepNext/><w:keepLines/>'
+            '<w:spacing w:before="%d" w:after="%d" w:line="%s" w:lineRule="auto"/><w:outlineLvl w:val="%d"/></w:pPr>'
+            '<w:rPr>%s<w:b/><w:bCs/><w:kern w:val="%d"/><w:sz w:val="%d"/><w:szCs w:val="%d"/></w:rPr></w:style>'
+            % (style_id, level, 340 if level <= 2 else 260, 330 if level <= 2 else 260,
+               "578" if level == 1 else "416", level - 1, _fonts(HEAD_FONT), HEADING_SIZES[level],
+               HEADING_SIZES[level], HEADING_SIZES[level]))
+
+
+def list_style_xml(style_id):
+    return ('<w:style w:type="paragraph" w:styleId="%s"><w:name w:val="List Paragraph"/><w:basedOn w:val="Normal"/>'
+            '<w:uiPriority w:val="34"/><w:qFormat/><w:pPr><w:ind w:firstLineChars="0" w:firstLine="0"/></w:pPr></w:style>'
+            % style_id)
+
+
+def table_style_xml(style_id):
+    border = "".join('<w:%s w:val="single" w:sz="4" w:space="0" w:color="auto"/>' % side
+                     for side in ("top", "left", "bottom", "right", "insideH", "insideV"))
+    return ('<w:style w:type="table" w:styleId="%s"><w:name w:val="Table Grid"/><w:uiPriority w:val="59"/>'
+            '<w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr>'
+            '<w:tblPr><w:tblBorders>%s</w:tblBorders><w:tblCellMar><w:left w:w="108" w:type="dxa"/>'
+            '<w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>' % (style_id, border))
+
+
+def quote_style_xml(style_id):
+    return ('<w:style w:type="paragraph" w:styleId="%s"><w:name w:val="Quote"/><w:basedOn w:val="Normal"/>'
+            '<w:uiPriority w:val="29"/><w:qFormat/><w:pPr><w:ind w:left="420" w:right="420"/></w:pPr>'
+            '<w:rPr><w:i/><w:color w:val="404040"/></w:rPr></w:style>' % style_id)
+
+
+def styles_xml():
+    heads = "".join(heading_style_xml(n, "Heading%d" % n) for n in range(1, 7))
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles %s>'
+            '<w:docDefaults><w:rPrDefault><w:rPr>%s<w:kern w:val="2"/><w:sz w:val="21"/><w:szCs w:val="21"/>'
+            '<w:lang w:val="en-US" w:eastAsia="zh-CN" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>'
+            '<w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="360" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
+            '</w:docDefaults>'
+            '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/>'
+            '<w:pPr><w:widowControl w:val="0"/><w:jc w:val="both"/></w:pPr><w:rPr>%s</w:rPr></w:style>'
+            '<w:style w:type="character" w:default="1" w:styleId="DefaultParagraphFont">'
+            '<w:name w:val="Default Paragraph Font"/><w:uiPriority w:val="1"/><w:semiHidden/></w:style>'
+            '<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/>'
+            '<w:semiHidden/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/>'
+            '<w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/>'
+            '</w:tblCellMar></w:tblPr></w:style>'
+            '%s%s%s%s</w:styles>' % (NS_DECL, _fonts(BODY_FONT), _fonts(BODY_FONT), heads,
+                                     list_style_xml("ListParagraph"), table_style_xml("TableGrid"),
+                                     quote_style_xml("Quote")))
+
+
+SECT = ('<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1800" w:bottom="1440" '
+        'w:left="1800" w:header="851" w:footer="992" w:gutter="0"/><w:cols w:space="425"/>'
+        '<w:docGrid w:type="lines" w:linePitch="312"/></w:sectPr>')
+
+
+def _core_xml(title):
+    now = _dt.datetime.utcnow().replace(microsecond=0).isoformat() + "Z"
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            '<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+            'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
+            'xmlns:dcmitype="http://purl.org/dc/dcmitype/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+            '%s<dc:creator>xla-tools</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">%s</dcterms:created>'
+            '<dcterms:modified xsi:type="dcterms:W3CDTF">%s</dcterms:modified></cp:coreProperties>'
+            % ("<dc:title>%s</dc:title>" % _x(title) if title else "", now, now))
+
+
+def new_document(text):
+    """Bytes of a new .docx holding ``text`` (markdown subset)."""
+    blocks = parse(text)
+    numbering = Numbering()
+    body = body_xml(blocks, Styles(), numbering)
+    title = next((b[2] for b in blocks if b[0] == "h"), None)
+    document = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document %s><w:body>%s%s</w:body></w:document>'
+                % (NS_DECL, body, SECT))
+    numbering_xml = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering %s>%s%s</w:numbering>'
+                     % (NS_DECL, numbering.abstract_xml(), numbering.num_xml()))
+    content_types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="%s">'
+                     '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+                     '<Default Extension="xml" ContentType="application/xml"/>'
+                     '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+                     '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>'
+                     '<Override PartName="/word/numbering.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"/>'
+                     '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>'
+                     '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>'
+                     '<Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/>'
+                     '</Types>' % CT_NS)
+    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="%s">'
+            '<Relationship Id="rId1" Type="%sofficeDocument" Target="word/document.xml"/>'
+            '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>'
+            '<Relationship Id="rId3" Type="%sextended-properties" Target="docProps/app.xml"/>'
+            '</Relationships>' % (PKG_NS, REL_BASE, REL_BASE))
+    doc_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="%s">'
+                '<Relationship Id="rId1" Type="%sstyles" Target="styles.xml"/>'
+                '<Relationship Id="rId2" Type="%snumbering" Target="numbering.xml"/>'
+                '<Relationship Id="rId3" Type="%ssettings" Target="settings.xml"/>'
+                '</Relationships>' % (PKG_NS, REL_BASE, REL_BASE, REL_BASE))
+    settings = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:settings %s>'
+                '<w:defaultTabStop w:val="420"/><w:characterSpacingControl w:val="compressPunctuation"/>'
+                '<w:compat><w:doNotExpandShiftReturn/><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>'
+                '</w:settings>' % NS_DECL)
+    app = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties '
+           'xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+           '<Application>xla-tools</Application></Properties>')
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in (("[Content_Types].xml", content_types), ("_rels/.rels", rels),
+                           ("word/document.xml", document), ("word/_rels/document.xml.rels", doc_rels),
+                           ("word/styles.xml", styles_xml()), ("word/numbering.xml", numbering_xml),
+                           ("word/settings.xml", settings), ("docProps/core.xml", _core_xml(title)),
+                           ("docProps/app.xml", app)):
+            zf.writestr(name, data.encode("utf-8"))
+    return buf.getvalue(), blocks
+
+
+# ---------------------------------------------------------------- appending
+
+def _main_part(files):
+    rels = files.get("_rels/.rels")
+    if rels:
+        try:
+            for rel in ET.fromstring(rels).iter("{%s}Relationship" % PKG_NS):
+                if rel.get("Type", "").endswith("/officeDocument"):
+                    return rel.get("Target", "").lstrip("/")
+        except ET.ParseError:
+            pass
+    return "word/document.xml"
+
+
+def _w_prefix(xml_text):
+    m = re.search(r'xmlns:([A-Za-z_][\w.-]*)="%s"' % re.escape(W_NS), xml_text[:20000])
+    return m.group(1) if m else None
+
+
+def _reprefix(fragment, prefix):
+    if prefix == "w":
+        return fragment
+    return re.sub(r"(</?|\s)w:", lambda m: m.group(1) + prefix + ":", fragment)
+
+
+def _existing_styles(styles_text):
+    """(heading ids by level, list paragraph id, table grid id, quote id, all ids)."""
+    heading, ids = {}, set()
+    list_para = table = quote = None
+    try:
+        root = ET.fromstring(styles_text.encode("utf-8"))
+    except ET.ParseError:
+        return heading, None, None, None, ids
+    for st in root.iter(W + "style"):
+        sid = st.get(W + "styleId")
+        if not sid:
+            continue
+        ids.add(sid)
+        name_el = st.find(W + "name")
+        name = (name_el.get(W + "val") if name_el is not None else "").strip().lower()
+        m = re.match(r"^(?:heading|标题)\s*([1-6])$", name)
+        if m and st.get(W + "type") == "paragraph":
+            heading.setdefault(int(m.group(1)), sid)
+        elif name == "list paragraph":
+            list_para = sid
+        elif name == "table grid":
+            table = sid
+        elif name == "quote":
+            quote = sid
+    return heading, list_para, table, quote, ids
+
+
+def _free_id(base, ids):
+    sid, n = base, 2
+    while sid in ids:
+        sid = "%s%d" % (base, n)
+        n += 1
+    ids.add(sid)
+    return sid
+
+
+def append_document(data, text):
+    """Bytes of the docx ``data`` with ``text`` appended; every other part is kept as it is."""
+    try:
+        src = zipfile.ZipFile(io.BytesIO(data))
+        infos = src.infolist()
+        files = {}
+        for info in infos:
+            if info.file_size > 300 << 20:
+                raise FormatError("文档里的部件 %s 过大（%d MB），无法安全追加" % (info.filename, info.file_size >> 20))
+            files[info.filename] = src.read(info.filename)
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
+        raise FormatError("原文档已损坏，无法追加（%s）。请换一个新文件名写入" % exc)
+    if any(info.flag_bits & 0x1 for info in infos):
+        raise FormatError("原文档的压缩包已加密，无法追加")
+    main = _main_part(files)
+    if main not in files:
+        raise FormatError("原文档里找不到正文部件（%s），不是有效的 Word 文档。请换一个新文件名写入" % main)
+    doc_text = files[main].decode("utf-8")
+    prefix = _w_prefix(doc_text)
+    if not prefix:
+        raise FormatError("原文档的正文不是 WordprocessingML，无法追加")
+    base = main.rsplit("/", 1)[0] if "/" in main else ""
+    rels_name = (base + "/" if base else "") + "_rels/" + main.rsplit("/", 1)[-1] + ".rels"
+    rels_text = files.get(rels_name, b"").decode("utf-8") if rels_name in files else None
+    targets = _rel_targets(rels_text)
+    styles_name = _join(base, targets.get("styles", "styles.xml"))
+    numbering_name = _join(base, targets["numbering"]) if "numbering" in targets else None
+
+    blocks = parse(text)
+    changed = {}
+    # styles: reuse what exists, add what is missing
+    styles_text = files[styles_name].decode("utf-8") if styles_name in files else None
+    if styles_text is None:
+        raise FormatError("原文档没有样式表（styles.xml），无法安全追加。请换一个新文件名写入")
+    heading, list_para, table, quote, ids = _existing_styles(styles_text)
+    additions = []
+    used_levels = sorted(set(b[1] for b in blocks if b[0] == "h"))
+    for level in used_levels:
+        if level not in heading:
+            heading[level] = _free_id("Heading%d" % level, ids)
+            additions.append(heading_style_xml(level, heading[level]))
+    if any(b[0] == "li" for b in blocks) and not list_para:
+        list_para = _free_id("ListParagraph", ids)
+        additions.append(list_style_xml(list_para))
+    if any(b[0] == "table" for b in blocks) and not table:
+        table = _free_id("TableGrid", ids)
+        additions.append(table_style_xml(table))
+    if any(b[0] == "quote" for b in blocks) and not quote:
+        quote = _free_id("Quote", ids)
+        additions.append(quote_style_xml(quote))
+    if additions:
+        sprefix = _w_prefix(styles_text) or "w"
+        end = styles_text.rfind("</%s:styles>" % sprefix)
+        if end < 0:
+            raise FormatError("原文档的样式表不完整，无法安全追加")
+        styles_text = styles_text[:end] + _reprefix("".join(additions), sprefix) + styles_text[end:]
+        changed[styles_name] = styles_text.encode("utf-8")
+    styles = Styles(heading=dict((n, heading.get(n, "Heading%d" % n)) for n in range(1, 7)),
+                    list_para=list_para or "ListParagraph", table=table or "TableGrid", quote=quote or "Quote")
+
+    # numbering: new definitions after the existing ones
+    numbering = None
+    if any(b[0] == "li" for b in blocks):
+        num_text = files[numbering_name].decode("utf-8") if numbering_name and numbering_name in files else None
+        if num_text is not None:
+            abs_ids = [int(x) for x in re.findall(r'abstractNumId="(\d+)"', num_text)]
+            num_ids = [int(x) for x in re.findall(r'numId="(\d+)"', num_text)]
+            numbering = Numbering(next_num=max(num_ids, default=0) + 1, next_abstract=max(abs_ids, default=-1) + 1)
+        else:
+            numbering = Numbering()
+    else:
+        numbering = Numbering()
+    body = body_xml(blocks, styles, numbering)
+    if numbering.nums:
+        if numbering_name and numbering_name in files:
+            num_text = files[numbering_name].decode("utf-8")
+            nprefix = _w_prefix(num_text) or "w"
+            first_num = re.search(r"<%s:num[\s>]" % nprefix, num_text)
+            close = num_text.rfind("</%s:numbering>" % nprefix)
+            if close < 0:
+                raise FormatError("原文档的编号定义（numbering.xml）不完整，无法安全追加列表")
+            cleanup = num_text.find("<%s:numIdMacAtCleanup" % nprefix)
+            num_at = cleanup if cleanup >= 0 else close
+            abs_at = first_num.start() if first_num else num_at
+            num_text = (num_text[:abs_at] + _reprefix(numbering.abstract_xml(), nprefix) + num_text[abs_at:num_at]
+                        + _reprefix(numbering.num_xml(), nprefix) + num_text[num_at:])
+            changed[numbering_name] = num_text.encode("utf-8")
+        else:
+            numbering_name = _join(base, "numbering.xml")
+            changed[numbering_name] = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering %s>%s%s</w:numbering>'
+                                       % (NS_DECL, numbering.abstract_xml(), numbering.num_xml())).encode("utf-8")
+            changed[rels_name] = _add_rel(rels_text, "numbering", "numbering.xml").encode("utf-8")
+            ct = files["[Content_Types].xml"].decode("utf-8")
+            part = "/" + numbering_name
+            if part not in ct:
+                ct = ct.replace("</Types>", '<Override PartName="%s" ContentType="application/vnd.openxmlformats-'
+                                'officedocument.wordprocessingml.numbering+xml"/></Types>' % part)
+                changed["[Content_Types].xml"] = ct.encode("utf-8")
+
+    # the body: before the final sectPr of w:body
+    body = _reprefix(body, prefix)
+    close = doc_text.rfind("</%s:body>" % prefix)
+    if close < 0:
+        raise FormatError("原文档的正文不完整（没有 body 结束标记），无法安全追加")
+    sect = doc_text.rfind("<%s:sectPr" % prefix, 0, close)
+    at = close
+    if sect >= 0 and "</%s:p>" % prefix not in doc_text[sect:close] and "</%s:tbl>" % prefix not in doc_text[sect:close]:
+        at = sect
+    changed[main] = (doc_text[:at] + body + doc_text[at:]).encode("utf-8")
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        seen = set()
+        for info in infos:
+            seen.add(info.filename)
+            if info.filename in changed:
+                zf.writestr(_copy_info(info), changed[info.filename])
+            else:
+                zf.writestr(_copy_info(info), files[info.filename])
+        for name, payload in changed.items():
+            if name not in seen:
+                zf.writestr(name, payload, compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue(), blocks
+
+
+def _copy_info(info):
+    new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+    new.compress_type = info.compress_type if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
+        else zipfile.ZIP_DEFLATED
+    new.external_attr = info.external_attr
+    new.create_system = info.create_system
+    new.comment = info.comment
+    return new
+
+
+def _join(base, target):
+    if target.startswith("/"):
+        return target.lstrip("/")
+    parts = (base.split("/") if base else []) + target.split("/")
+    out = []
+    for part in parts:
+        if part == "..":
+            if out:
+                out.pop()
+        elif part and part != ".":
+            out.append(part)
+    return "/".join(out)
+
+
+def _rel_targets(rels_text):
+    out = {}
+    if not rels_text:
+        return out
+    try:
+        for rel in ET.fromstring(rels_text.encode("utf-8")).iter("{%s}Relationship" % PKG_NS):
+            if rel.get("TargetMode") == "External":
+                continue
+            out.setdefault(rel.get("Type", "").rsplit("/", 1)[-1], rel.get("Target", ""))
+    except ET.ParseError:
+        pass
+    return out
+
+
+def _add_rel(rels_text, rel_type, target):
+    if not rels_text:
+        rels_text = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                     '<Relationships xmlns="%s"></Relationships>' % PKG_NS)
+    ids = set(re.findall(r'Id="([^"]+)"', rels_text))
+    n = 1
+    while "rIdXla%d" % n in ids:
+        n += 1
+    rel = '<Relationship Id="rIdXla%d" Type="%s%s" Target="%s"/>' % (n, REL_BASE, rel_type, target)
+    close = rels_text.rfind("</Relationships>")
+    return rels_text[:close] + rel + rels_text[close:]

@@ -1,0 +1,111 @@
+"""PowerPoint 2007+ (.pptx): slide text in presentation order, one ``【第 N 页】`` per slide.
+
+The order is the presentation's slide list (``sldIdLst`` through the relationships), not the part
+names: slide7.xml may well be shown second. Within a slide, shapes come in their drawing order;
+tables as rows; speaker notes are left out (they are the presenter's, not the audience's).
+"""
+import posixpath
+import zipfile
+import xml.etree.ElementTree as ET
+
+from .base import FormatError, zip_read
+
+NAME = "pptx"
+LABEL = "PowerPoint 演示文稿（.pptx）"
+
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+
+
+def accepts(kind):
+    if kind.kind == "pptx":
+        return True, None
+    return False, "不是 PowerPoint 2007+ 演示文稿（pptx 包）"
+
+
+def _xml(zf, name):
+    data = zip_read(zf, name)
+    if data is None:
+        return None
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError:
+        return None
+
+
+def _slides(zf):
+    pres = _xml(zf, "ppt/presentation.xml")
+    rels = _xml(zf, "ppt/_rels/presentation.xml.rels")
+    targets = {}
+    if rels is not None:
+        for rel in rels.iter(PKG + "Relationship"):
+            targets[rel.get("Id")] = posixpath.normpath(posixpath.join("ppt", rel.get("Target", "")))
+    order = []
+    if pres is not None:
+        for sid in pres.iter(P + "sldId"):
+            target = targets.get(sid.get(R + "id"))
+            if target:
+                order.append(target)
+    if not order:
+        names = [n for n in zf.namelist() if n.startswith("ppt/slides/slide") and n.endswith(".xml")]
+        order = sorted(names, key=lambda n: int("".join(c for c in n if c.isdigit()) or 0))
+    return order
+
+
+def convert(path, kind, out, deadline=None):
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise FormatError("演示文稿已损坏，无法打开（%s）" % exc)
+    with zf:
+        slides = _slides(zf)
+        out.page_count = len(slides)
+        for number, name in enumerate(slides, 1):
+            if deadline is not None:
+                deadline.check("读取演示文稿")
+            root = _xml(zf, name)
+            out.page(number)
+            if root is None:
+                continue
+            _shapes(root, out)
+
+
+def _shapes(el, out):
+    for child in el:
+        tag = child.tag
+        if tag == MC + "Fallback":
+            continue
+        if tag == P + "sp":
+            body = child.find(P + "txBody")
+            if body is not None:
+                title = False
+                ph = child.find(".//" + P + "ph")
+                if ph is not None and ph.get("type") in ("title", "ctrTitle"):
+                    title = True
+                paras = [_para(p) for p in body.iter(A + "p")]
+                paras = [p for p in paras if p.strip()]
+                if title and paras:
+                    out.heading(2, " ".join(paras))
+                else:
+                    for p in paras:
+                        out.para(p)
+        elif tag == A + "tbl":
+            for tr in child.iter(A + "tr"):
+                out.row([" ".join(_para(p) for p in tc.iter(A + "p")) for tc in tr.iter(A + "tc")])
+        else:
+            _shapes(child, out)
+
+
+def _para(p):
+    parts = []
+    for child in p:
+        if child.tag in (A + "r", A + "fld"):
+            t = child.find(A + "t")
+            if t is not None and t.text:
+                parts.append(t.text)
+        elif child.tag == A + "br":
+            parts.append("\n")
+    return "".join(parts)

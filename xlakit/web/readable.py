@@ -1,0 +1,459 @@
+"""Main text of a web page, and what kind of page it really is (standard library only).
+
+Why: a model that asks for a page wants the article, not the navigation bar, the footer, the
+"相关阅读" link lists and the share buttons, and it must be told plainly when the page is a
+captcha wall, an error page dressed as a 200, or an empty shell that JavaScript fills in later;
+an empty "success" sends it off believing the page has nothing to say.
+
+How (Readability-style scoring, written for Chinese pages):
+1. parse with ``xlakit.web.dom`` (forgiving of broken markup); drop scripts, styles, forms'
+   controls, ``nav``/``footer``/``aside``, hidden elements and blocks whose class or id says
+   navigation, footer, sidebar, share, comments, related, ads (unless they also say content);
+2. every paragraph-like block (``p``, ``li``, ``td``, or a ``div`` holding text itself, as Chinese
+   sites that separate paragraphs with ``<br>`` do) scores ``1 + Chinese and Latin commas and
+   full stops + min(length / 100, 3)``; the score goes to its parent, half to the grandparent and
+   a third to the great-grandparent; each candidate's total is weighted by its class/id and by
+   ``1 - link density``;
+3. the best candidate and its siblings that score close to it (or are clean long paragraphs) form
+   the main text; inside it, link-dense blocks (lists of links) are skipped;
+4. a page with little article text (a home page, a listing) falls back to the whole body without
+   navigation, so the answer is never shorter than what a reader would see.
+All walks are iterative: badly nested pages (thousands of unclosed ``<font>``) are common and
+must not hit Python's recursion limit.
+"""
+import re
+from urllib.parse import urljoin, urlsplit
+
+from . import dom
+
+# tags whose content is never text for a reader
+DROP_TAGS = frozenset("script style noscript template svg iframe canvas object embed button select option "
+                      "input textarea nav footer aside dialog map head link meta video audio source".split())
+BLOCKS = dom.BLOCK | frozenset("center figure figcaption caption tbody thead tfoot details summary".split())
+PARA_TAGS = frozenset("p pre blockquote li td dd dt h1 h2 h3 h4 h5 h6".split())
+_NEG = re.compile(r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|menus|footer|foot|sidebar|side|sidebox|breadcrumbs?|"
+                  r"crumbs?|share|sharing|social|comments?|reply|related|recommend|recom|advert|ads?|adv|adsbygoogle|"
+                  r"banner|copyright|toolbar|login|pagination|pager|pagenav|topbar|top-bar|hot|rank|ranking|tags?|"
+                  r"subscribe|qrcode|popup|modal|cookie|skip|widget|friendlink|links)(?=$|[-_\s\d])", re.I)
+_POS = re.compile(r"(?:^|[-_\s])(?:article|content|contents|main|post|entry|text|body|story|detail|details|"
+                  r"news|rich_media|markdown|read|artibody|正文)(?=$|[-_\s\d])", re.I)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.I)
+_PUNCT = re.compile(r"[，。！？；、,.!?;：:“”]")
+_SPACE = re.compile(r"[ \t\r\f\v\u00a0\u3000\u200b\ufeff]+")
+
+
+def _weight(node):
+    names = "%s %s" % (node.attrs.get("class") or "", node.attrs.get("id") or "")
+    if not names.strip():
+        return 0
+    w = 0
+    if _POS.search(names):
+        w += 25
+    if _NEG.search(names):
+        w -= 25
+    return w
+
+
+def _is_junk(node):
+    tag = node.tag
+    if tag in DROP_TAGS:
+        return True
+    attrs = node.attrs
+    if "hidden" in attrs or attrs.get("aria-hidden") == "true" or _HIDDEN_STYLE.search(attrs.get("style") or ""):
+        return True
+    if tag in ("body", "html", "main", "article") or attrs.get("id") == "js_content":
+        return False
+    if tag == "header" and not any(a.tag in ("article", "main") for a in node.ancestors()):
+        return True
+    names = "%s %s" % (attrs.get("class") or "", attrs.get("id") or "")
+    if names.strip() and _NEG.search(names) and not _POS.search(names):
+        return True
+    return False
+
+
+class Page(object):
+    """The result of ``extract``: ``title``, ``description``, ``text`` (main text, lines joined by
+    newlines), ``kind`` ("article" when a main block was found, "page" for the whole-body
+    fallback), ``links`` (list of {"text", "url"}, main-text links first), ``visible_chars``
+    (text of the whole body), ``scripts`` (count of script tags), ``html_chars``."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _walk(root):
+    """Every element below ``root`` (depth first, document order, comments excluded)."""
+    stack = list(reversed(root.children))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dom.Node) and node.tag != "#comment":
+            yield node
+            if node.children:
+                stack.extend(reversed(node.children))
+
+
+def _prune(root):
+    """Drop junk subtrees in place; returns the number of script tags seen (for script-only pages)."""
+    scripts = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kept = []
+        for child in node.children:
+            if isinstance(child, str):
+                kept.append(child)
+                continue
+            if child.tag == "#comment":
+                continue
+            if child.tag == "script":
+                scripts += 1
+            if _is_junk(child):
+                continue
+            kept.append(child)
+            stack.append(child)
+        node.children = kept
+    return scripts
+
+
+def _chars(text):
+    return len(_SPACE.sub("", text.replace("\n", "")))
+
+
+def _stats(root):
+    """Per node id: [visible chars, chars inside links, punctuation count] (post-order, iterative)."""
+    stats = {}
+    order = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(c for c in node.children if not isinstance(c, str))
+    for node in reversed(order):
+        chars = links = punct = 0
+        for child in node.children:
+            if isinstance(child, str):
+                chars += _chars(child)
+                punct += len(_PUNCT.findall(child))
+            else:
+                c, l, p = stats[id(child)]
+                chars += c
+                links += l
+                punct += p
+        if node.tag == "a":
+            links = chars
+        stats[id(node)] = (chars, links, punct)
+    return stats
+
+
+def _own_text(node):
+    """Text of the node outside its block children (what a ``<br>``-separated div holds itself)."""
+    parts = []
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, str):
+            parts.append(child)
+        elif child.tag not in BLOCKS:
+            stack.extend(reversed(child.children))
+    return "".join(parts)
+
+
+def _tag_bonus(tag):
+    if tag in ("article", "main"):
+        return 10
+    if tag == "div":
+        return 5
+    if tag in ("pre", "td", "blockquote", "section"):
+        return 3
+    if tag in ("ol", "ul", "dl", "dd", "dt", "li", "form"):
+        return -3
+    if tag in ("h1", "h2", "h3", "h4", "h5", "h6", "th"):
+        return -5
+    return 0
+
+
+def _candidates(root, stats):
+    scores = {}
+    nodes = {}
+    for node in _walk(root):
+        if node.tag in PARA_TAGS:
+            text = _own_text(node) if node.tag not in ("td", "li", "blockquote") else None
+            length = stats[id(node)][0] - stats[id(node)][1] if text is None else _chars(text)
+            punct = stats[id(node)][2] if text is None else len(_PUNCT.findall(text))
+        elif node.tag in ("div", "section", "article", "span", "font", "center", "main"):
+            text = _own_text(node)
+            length = _chars(text)
+            punct = len(_PUNCT.findall(text))
+        else:
+            continue
+        if length < 20:
+            continue
+        score = 1.0 + punct + min(length / 100.0, 3.0)
+        level = 0
+        for anc in ([node] if node.tag in ("div", "section", "article", "main") else []) + list(node.ancestors()):
+            if anc.tag in ("#root", "html"):
+                break
+            if id(anc) not in scores:
+                scores[id(anc)] = _tag_bonus(anc.tag) + _weight(anc)
+                nodes[id(anc)] = anc
+            scores[id(anc)] += score / (1, 1, 2, 3)[min(level, 3)]
+            level += 1
+            if level > 3:
+                break
+    final = {}
+    for key, score in scores.items():
+        chars, links, _ = stats[key]
+        density = (links / float(chars)) if chars else 0.0
+        final[key] = score * (1.0 - density)
+    return final, nodes
+
+
+def _link_block(node, stats):
+    """A list of links (a menu, "相关阅读", tags): most of its text sits in links."""
+    chars, links, _ = stats.get(id(node), (0, 0, 0))
+    if chars == 0:
+        return False
+    anchors = sum(1 for n in _walk(node) if n.tag == "a")
+    return anchors >= 3 and links / float(chars) > 0.6
+
+
+def render(nodes, stats=None, skip_links=True):
+    """Readable text of ``nodes``: one line per block, ``- `` before list items, table cells
+    joined by `` | ``, ``<br>`` as a line break; link lists skipped when ``skip_links``."""
+    lines = []
+    cur = []
+
+    def flush():
+        line = _SPACE.sub(" ", "".join(cur)).strip()
+        if line:
+            lines.append(line)
+        del cur[:]
+
+    for top in nodes:
+        stack = [("node", top, False)]
+        while stack:
+            kind, item, in_pre = stack.pop()
+            if kind == "end":
+                if item in ("td", "th"):
+                    cur.append(" | ")
+                elif item in BLOCKS or item == "tr":
+                    flush()
+                continue
+            if isinstance(item, str):
+                if in_pre and "\n" in item:
+                    pieces = item.split("\n")
+                    for i, piece in enumerate(pieces):
+                        cur.append(piece)
+                        if i < len(pieces) - 1:
+                            flush()
+                else:
+                    cur.append(item.replace("\n", " "))
+                continue
+            tag = item.tag
+            if tag == "br":
+                flush()
+                continue
+            if tag == "img":
+                continue
+            if stats is not None and skip_links and item is not top and tag in BLOCKS and _link_block(item, stats):
+                continue
+            if (tag in BLOCKS or tag == "tr") and tag not in ("td", "th"):
+                flush()
+            if tag == "li":
+                cur.append("- ")
+            stack.append(("end", tag, in_pre))
+            pre = in_pre or tag == "pre"
+            for child in reversed(item.children):
+                stack.append(("node", child, pre))
+        flush()
+    out = []
+    for line in lines:
+        line = re.sub(r"(\s*\|\s*)+$", "", line).strip()
+        if line.startswith("| "):
+            line = line[2:]
+        if line and line != "-" and (not out or out[-1] != line):
+            out.append(line)
+    return "\n".join(out)
+
+
+def _meta(root):
+    title = desc = og_title = og_desc = ""
+    base = None
+    for node in _walk(root):
+        tag = node.tag
+        if tag == "title" and not title:
+            title = dom.clean("".join(c for c in node.children if isinstance(c, str)))
+        elif tag == "meta":
+            name = (node.attrs.get("name") or node.attrs.get("property") or "").lower()
+            content = dom.clean(node.attrs.get("content") or "")
+            if name == "description" and not desc:
+                desc = content
+            elif name == "og:title" and not og_title:
+                og_title = content
+            elif name == "og:description" and not og_desc:
+                og_desc = content
+        elif tag == "base" and base is None and node.attrs.get("href"):
+            base = node.attrs.get("href")
+        elif tag == "body":
+            break
+    return title or og_title, desc or og_desc, base
+
+
+def _links(nodes, base, seen, out, cap):
+    for top in nodes:
+        for node in ([top] if top.tag == "a" else []) + list(_walk(top)):
+            if len(out) >= cap:
+                return
+            if node.tag != "a":
+                continue
+            href = (node.attrs.get("href") or "").strip()
+            if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
+                continue
+            try:
+                url = urljoin(base, href)
+            except ValueError:
+                continue
+            if not url.lower().startswith(("http://", "https://")) or url in seen:
+                continue
+            text = dom.clean(render([node], None, False).replace("\n", " ")) or dom.clean(node.attrs.get("title") or "")
+            if not text:
+                continue
+            seen.add(url)
+            out.append({"text": text[:80], "url": url})
+
+
+def extract(html, url="", link_cap=0):
+    """``Page`` for ``html`` fetched from ``url`` (for absolute links). ``link_cap`` > 0 collects
+    up to that many links (main-text links first, then the rest of the page)."""
+    root = dom.parse(html)
+    title, description, base = _meta(root)
+    base = urljoin(url, base) if base else url
+    body = root.find(tag="body") or root
+    if not title:
+        h1 = root.find(tag="h1")
+        title = dom.clean(render([h1], None, False)) if h1 is not None else ""
+    # WeChat articles: the text is in #js_content, title in #activity-name
+    wechat = root.find(lambda n: n.attrs.get("id") == "js_content")
+    if wechat is not None:
+        name = root.find(lambda n: n.attrs.get("id") == "activity-name")
+        if name is not None:
+            title = dom.clean(render([name], None, False)) or title
+    scripts = _prune(root)
+    stats = _stats(root)
+    visible = stats[id(body)][0]
+    chosen = None
+    if wechat is not None and stats.get(id(wechat), (0,))[0] > 0:
+        chosen = [wechat]
+    else:
+        scores, nodes = _candidates(root, stats)
+        if scores:
+            best = max(scores, key=lambda k: scores[k])
+            top = nodes[best]
+            top_score = scores[best]
+            chosen = [top]
+            parent = top.parent
+            if parent is not None and parent.tag not in ("#root",):
+                threshold = max(10.0, top_score * 0.2)
+                chosen = []
+                for sib in parent.children:
+                    if isinstance(sib, str):
+                        continue
+                    if sib is top:
+                        chosen.append(sib)
+                        continue
+                    s = scores.get(id(sib))
+                    chars, links, punct = stats[id(sib)]
+                    density = links / float(chars) if chars else 1.0
+                    if s is not None and s >= threshold:
+                        chosen.append(sib)
+                    elif sib.tag in ("p", "pre", "blockquote", "h2", "h3", "h4", "table", "ul", "ol", "figure") and \
+                            chars > 0 and density < 0.25 and (chars > 80 or punct > 0):
+                        chosen.append(sib)
+    text = render(chosen, stats) if chosen else ""
+    kind = "article"
+    if _chars(text) < 200:
+        # little article text: a home page or a listing. The body without menus, and if that is
+        # still thin, with its link lists too (on a listing page the links are the content)
+        for skip in (True, False):
+            full = render([body], stats, skip_links=skip)
+            if _chars(full) > max(3 * _chars(text), _chars(text) + 100):
+                text, kind = full, "page"
+            if _chars(text) >= 200:
+                break
+    links = []
+    if link_cap:
+        seen = set()
+        _links(chosen or [], base, seen, links, link_cap)
+    page = Page(title=title, description=description, text=text, kind=kind, visible_chars=visible, scripts=scripts,
+                html_chars=len(html), links=links)
+    if link_cap and len(links) < link_cap:
+        # the rest of the page's links, after pruning (menus were dropped; listing pages keep theirs)
+        _links([body], base, set(l["url"] for l in links), links, link_cap)
+    return page
+
+
+def all_links(html, url, cap):
+    """Every link of the page (nothing pruned), for pages that are only link lists."""
+    root = dom.parse(html)
+    _, _, base = _meta(root)
+    out = []
+    _links([root.find(tag="body") or root], urljoin(url, base) if base else url, set(), out, cap)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# What kind of page is it
+
+_CAPTCHA_HOSTS = ("wappass.baidu.com", "seccaptcha.baidu.com", "verify.meituan.com", "captcha.", "antispider.",
+                  "sec.douban.com", "passport.zhihu.com/captcha", "verify.snssdk.com")
+_CAPTCHA_PATHS = ("/static/captcha", "/captcha", "/antispider", "/_____tmd_____/punish", "/verify", "/sorry/index",
+                  "/cdn-cgi/challenge", "/waf/", "/unhuman")
+_CAPTCHA_TITLES = re.compile(r"安全验证|人机验证|验证码|滑动验证|请完成验证|访问验证|身份验证|安全检查|访问异常|异常访问|"
+                             r"访问被拒绝|访问受限|环境异常|请稍后再试|security check|verify you are human|are you a robot|"
+                             r"just a moment|attention required|access denied|captcha|请输入验证码|unusual traffic", re.I)
+_CAPTCHA_BODY = re.compile(r"百度安全验证|wappass\.baidu\.com|/static/captcha/|seccaptcha\.baidu\.com|geetest|"
+                           r"TCaptcha|tencentcaptcha|nc_1_n1z|_____tmd_____|cf-chl-|challenge-platform|"
+                           r"g-recaptcha|h-captcha|hcaptcha|slide to verify|拖动下方滑块|向右滑动|请按住滑块|"
+                           r"访问过于频繁|请求过于频繁|检测到异常流量|异常流量|unusual traffic from your computer|"
+                           r"当前环境异常|完成验证后即可继续访问", re.I)
+_ERROR_TITLES = re.compile(r"^\s*(?:404|403|500|502|503)\b|not found|页面不存在|页面未找到|找不到(?:页面|网页)|"
+                           r"页面已删除|内容已删除|已被删除|该内容不存在|文章不存在|网页不存在|访问的页面不存在|"
+                           r"server error|service unavailable|bad gateway|出错了|错误页", re.I)
+_LOADING = re.compile(r"正在加载|加载中|页面加载中|loading\.\.\.|enable javascript|开启\s*javascript|启用\s*javascript|"
+                      r"javascript is (?:disabled|required)|需要.{0,6}javascript|浏览器版本过低", re.I)
+
+
+def classify(page, final_url, html):
+    """``(kind, reason)`` for a page that is not real content, else ``(None, "")``.
+
+    kind: "captcha" (a verification or anti-bot wall), "error" (an error page served as 200),
+    "script_only" (an empty shell that JavaScript would fill)."""
+    parts = urlsplit(final_url or "")
+    host = (parts.hostname or "").lower()
+    path = (parts.path or "").lower()
+    title = page.title or ""
+    visible = page.visible_chars
+    for h in _CAPTCHA_HOSTS:
+        if "/" in h:
+            if (host + path).startswith(h):
+                return "captcha", "网址落在验证页 %s" % host
+        elif host == h or (h.endswith(".") and host.startswith(h)):
+            return "captcha", "网址被重定向到验证页 %s" % host
+    if any(path.startswith(p) for p in _CAPTCHA_PATHS) and visible < 3000:
+        return "captcha", "网址被重定向到验证页 %s%s" % (host, parts.path)
+    if title and _CAPTCHA_TITLES.search(title) and visible < 5000:
+        return "captcha", "页面标题是「%s」" % title[:40]
+    head = html[:20000] if len(html) > 20000 else html
+    m = _CAPTCHA_BODY.search(head)
+    if m and visible < 3000:
+        return "captcha", "页面含有验证/反爬标记「%s」" % m.group(0)[:30]
+    if title and _ERROR_TITLES.search(title) and visible < 3000:
+        return "error", "页面标题是「%s」" % title[:40]
+    if visible < 200 and _LOADING.search(page.text or ""):
+        return "script_only", "页面只有“加载中”之类的占位文字"
+    if visible < 30:
+        if page.scripts:
+            return "script_only", "页面几乎没有文字，只有 %d 段脚本" % page.scripts
+        if visible == 0:
+            return "script_only", "页面没有任何可见文字"
+    return None, ""
