@@ -181,7 +181,10 @@ ATTACKS = [
     ("code_replace", "1", "c = (lambda: 0).__code__.replace(co_consts=(1,))"),
     ("marshal_loads", "1", "import marshal; marshal.loads(marshal.dumps(compile('1', 'x', 'eval')))"),
     ("compile_frozen_name", "1", "exec(compile('open(%r, \"w\")' % {M!r}, '<frozen importlib._bootstrap_external>', 'exec'))"),
-    ("signal_inject", "1", "import signal, os, errno\n"
+    # "either": on a loaded machine the 0.1 ms timer can also fire inside the final open's own
+    # error path, so the script may die of the injected error instead of a reported block;
+    # what must hold either way is that nothing outside was written.
+    ("signal_inject", "either", "import signal, os, errno\n"
                            "def h(s, frame):\n    raise OSError(errno.EEXIST, 'injected')\n"
                            "signal.signal(signal.SIGALRM, h)\nsignal.setitimer(signal.ITIMER_REAL, 0.0001, 0.0001)\n"
                            "for i in range(3000):\n    try:\n        open({M!r}, 'w').close()\n    except OSError:\n        pass\n"

@@ -49,6 +49,7 @@ class RunResult:
         self.stderr = ""
         self.duration = 0.0
         self.timed_out = False
+        self.cancelled = False
         self.output_capped = False
         self.cut = False
 
@@ -141,7 +142,7 @@ class _Capture(threading.Thread):
         return b"".join(self.chunks).decode("utf-8", "replace")
 
 
-def _acquire_slot(home, max_parallel, queue_timeout):
+def _acquire_slot(home, max_parallel, queue_timeout, cancel=None):
     folder = os.path.join(home, ".xla", "run")
     deadline = time.monotonic() + queue_timeout
     while True:
@@ -149,7 +150,7 @@ def _acquire_slot(home, max_parallel, queue_timeout):
             lock = FileLock(os.path.join(folder, "slot-%d.lock" % i))
             if lock.try_acquire():
                 return lock
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
             return None
         time.sleep(0.05)
 
@@ -197,7 +198,9 @@ def _finish(result, stdout, stderr):
     if len(body) > OUTPUT_LIMIT:
         body, result.cut = body[:OUTPUT_LIMIT], True
     result.text = body
-    if result.timed_out:
+    if result.cancelled:
+        result.error = "调用已取消，工具进程已终止"
+    elif result.timed_out:
         result.error = "工具运行超过 %d 秒被终止。请缩小范围（分段、筛选）后重试" % TIMEOUT
     elif result.output_capped:
         result.error = "工具输出超过 1MB，已被终止。这是工具的缺陷：它应当分页输出"
@@ -218,11 +221,13 @@ def _finish(result, stdout, stderr):
 
 
 def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIMEOUT, python=None,
-             max_parallel=MAX_PARALLEL, queue_timeout=QUEUE_TIMEOUT, log=True, raw_input=None):
+             max_parallel=MAX_PARALLEL, queue_timeout=QUEUE_TIMEOUT, log=True, raw_input=None, cancel=None):
     """Run tool ``name`` with ``args`` (a dict) like the assistant; returns a RunResult.
 
     ``raw_input`` (bytes/str) bypasses argument checking and is sent to stdin as is: tests use it to
-    show that a script itself survives broken input."""
+    show that a script itself survives broken input. ``cancel`` (an optional ``threading.Event``)
+    lets another thread stop the run: once set, a queued run gives up and a running child tree is
+    killed, and the result has ``cancelled`` set (the MCP server's ``notifications/cancelled``)."""
     root = os.path.abspath(root or xla_manifest.root_dir())
     home = _home(home)
     result = RunResult(name)
@@ -246,14 +251,18 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
         clean = args
         stdin_bytes = raw_input.encode("utf-8") if isinstance(raw_input, str) else raw_input
     script = xla_manifest.script_path(tool, root)
-    slot = _acquire_slot(home, max_parallel, queue_timeout)
+    slot = _acquire_slot(home, max_parallel, queue_timeout, cancel)
+    if slot is None and cancel is not None and cancel.is_set():
+        result.cancelled = True
+        result.error = "调用已取消（还在排队，工具没有启动）"
+        return result
     if slot is None:
         result.error = "同时运行的工具已达上限（%d 个），排队超时，请稍后重试" % max_parallel
         return result
     started = time.monotonic()
     try:
         _spawn(result, [python or python_command(), "-X", "utf8", "-u", script], os.path.join(root, "tools"),
-               tool_env(root, home, extra_env), stdin_bytes, timeout)
+               tool_env(root, home, extra_env), stdin_bytes, timeout, cancel)
     finally:
         slot.release()
         result.duration = time.monotonic() - started
@@ -262,7 +271,7 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
     return result
 
 
-def _spawn(result, cmd, cwd, env, stdin_bytes, timeout):
+def _spawn(result, cmd, cwd, env, stdin_bytes, timeout, cancel=None):
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, **group_kwargs())
@@ -293,6 +302,9 @@ def _spawn(result, cmd, cwd, env, stdin_bytes, timeout):
                 break
             if time.monotonic() >= deadline:
                 result.timed_out = True
+                break
+            if cancel is not None and cancel.is_set():
+                result.cancelled = True
                 break
             try:
                 proc.wait(timeout=0.05)

@@ -1,0 +1,46 @@
+"""delete_file: remove ONE file from the workspace - recoverably, into the toolbox trash.
+
+Why so strict: a model can be talked into "clean up" anything, and a deleted file is the one
+mistake a user cannot undo. So this tool accepts only a relative path inside the workspace
+``~/.xla/workspace`` and refuses, before touching anything: absolute paths (POSIX and Windows
+drive/UNC forms), ``~``, ``..`` (also percent-encoded or spelled with look-alike dots/slashes such
+as ``．．／``), wildcards, NUL and control characters, environment variables, Windows stream and
+device names; then, on disk: parents that are links or junctions leading out, a target link
+pointing outside, folders (no recursive delete) and special files. The file is then MOVED to
+``~/.xla/trash/<time>-<id>/`` (kept for xlakit.files.TRASH_DAYS days) and the answer says where it
+went and how to put it back.
+
+Parameters: path (required), relative to the workspace, e.g. ``报告/9月.docx``.
+
+Returns: deleted (name), path, size, size_text, type (file or symlink - a link is removed, never
+its target), trash_path, restore (how to undo), kept_days.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from xlakit import runtime as rt  # noqa: E402
+from xlakit import paths, files  # noqa: E402
+from xlakit import filetools as ft  # noqa: E402
+
+
+def main(params):
+    workspace = paths.workspace_dir()
+    path, st, kind = ft.resolve_delete(params.get("path"), workspace)
+    paths.check_write_allowed(path)          # the deny list applies to deleting as to writing
+    name = os.path.basename(path)
+    if kind == "file" and not name.startswith(("~$", ".~lock.")):
+        files.check_not_open(path)           # an open document would be saved back by its program
+    moved = files.move_to_trash(path)
+    out = {"deleted": ft.nfc(os.path.basename(path)), "path": path, "type": kind,
+           "size": st.st_size if kind == "file" else None,
+           "size_text": ft.human_size(st.st_size) if kind == "file" else None,
+           "trash_path": moved["trash_path"], "restore": moved["restore"], "kept_days": moved["kept_days"]}
+    if kind == "symlink":
+        out["note"] = "删除的是链接本身，它指向的文件没有改动"
+    return out
+
+
+if __name__ == "__main__":
+    rt.run(main)

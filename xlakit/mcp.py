@@ -1,0 +1,588 @@
+"""The toolbox as a Model Context Protocol server over stdio (``python3 xla.py mcp``).
+
+Why: desktop assistants and editors (Claude Desktop, Cursor, Cherry Studio, Cline, ...) load tools
+through MCP. One line of client configuration then gives them every tool in tools.json, run
+exactly as our own assistant runs them.
+
+Why the standard library only: the server must start on a bare Python 3.9 the way every tool does;
+an SDK would be one more thing to install before the first call can work. The wire format is
+small: JSON-RPC 2.0, one message per line (UTF-8, no embedded newlines), stdin in, stdout out.
+
+What it does, and why each part is there:
+
+- Lifecycle: ``initialize`` negotiates the protocol revision. The client names the revision it
+  wants; if we speak it we answer with the same one, otherwise with our newest
+  (:data:`PROTOCOL_VERSIONS`, newest first, back to 2024-11-05 which clients still send). The
+  answer carries server info and the ``tools`` capability with ``listChanged``.
+  ``notifications/initialized`` and ``ping`` are answered as the spec says. The 2026 stateless
+  probe ``server/discover`` gets "method not found", which clients read as "use initialize".
+- ``tools/list``: every tool of the manifest with its Chinese description, its ``parameters``
+  passed on unchanged as ``inputSchema`` and its ``annotations`` (readOnlyHint, destructiveHint,
+  idempotentHint, openWorldHint) passed on unchanged (from revision 2025-03-26, which introduced
+  them). No paging: the list is small.
+- ``tools/call`` goes through :func:`xlakit.host.run_tool`, the very runner behind ``xla.py run``:
+  undeclared keys dropped, types checked, output limits, at most 2 tools at once across processes,
+  the 60 s timeout and the audit log (the child runs on this server's interpreter, the one the
+  client configuration names, not whatever ``python3`` a desktop app's short PATH finds). The
+  tool's JSON answer is the text content; ``isError`` is set when ``ok`` is false (bad arguments
+  included, so the model reads the Chinese message and can correct itself); the ``images`` of the
+  images convention become MCP image content, so the client shows the chart. An unknown tool name
+  is a JSON-RPC error (invalid params).
+- Robustness: every call runs in its own thread, so calls overlap; ``notifications/cancelled``
+  sets the call's cancel event and the runner kills the child's whole process tree (no answer is
+  sent for a cancelled request, as the spec asks). A malformed line gets a parse error or an
+  invalid-request error and the server reads on; unknown methods get "method not found"; batches
+  (revision 2025-03-26) are accepted. Nothing but protocol messages reaches stdout (``sys.stdout``
+  is pointed at stderr while serving, so a stray print cannot corrupt the stream); logs go to
+  stderr, where clients keep them.
+- The manifest is watched (its size and mtime): when a sync or an edit changes the tool list,
+  the next ``tools/list`` has it and ``notifications/tools/list_changed`` tells the client to ask.
+  A manifest that fails the check is logged and the previous good list is kept, as the assistant
+  does.
+- End of stdin, SIGTERM or Ctrl+C: running calls are cancelled (children killed) and the server
+  exits.
+"""
+import base64
+import binascii
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+
+from . import host as xla_host
+from . import manifest as xla_manifest
+from .wire import json_text
+
+SERVER_NAME = "xla-tools"
+SERVER_TITLE = "xla 工具箱"
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")   # newest first
+LATEST_VERSION = PROTOCOL_VERSIONS[0]
+ANNOTATIONS_SINCE = "2025-03-26"     # Tool.annotations first appear in this revision
+TITLE_SINCE = "2025-06-18"           # Implementation.title first appears in this revision
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+MAX_LINE = 16 * 1024 * 1024          # bytes of one message; a longer line is refused, not buffered
+POLL_SECONDS = 1.0                   # how often the manifest's stat is compared
+SHUTDOWN_WAIT = 10                   # seconds to wait for cancelled calls to reap their children
+
+INSTRUCTIONS = ("xla 工具箱：读写 Excel/WPS 表格与 Word/PDF 文档、表格统计、画图表、农历与节日、天气、快递、"
+                "IP 归属地和中文网页搜索。路径可写绝对路径、~ 开头或“桌面/下载/文档”；相对路径在 ~/.xla/workspace 下。"
+                "每个工具返回一个 JSON 对象，ok 为 false 时 error 字段用中文说明原因和下一步。")
+
+
+def _version_at_least(version, minimum):
+    """Revision order by the known list (not by string), unknown revisions count as newest."""
+    if version not in PROTOCOL_VERSIONS:
+        return True
+    return PROTOCOL_VERSIONS.index(version) <= PROTOCOL_VERSIONS.index(minimum)
+
+
+def negotiate(requested):
+    """The revision to answer ``initialize`` with: the client's if we speak it, else our newest."""
+    return requested if requested in PROTOCOL_VERSIONS else LATEST_VERSION
+
+
+def _valid_id(value):
+    """MCP request ids are strings or integers (never null); JSON-RPC also allows other numbers."""
+    return isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _id_key(value):
+    return json.dumps(value)
+
+
+class RpcError(Exception):
+    """A request that gets a JSON-RPC error answer instead of a result."""
+
+    def __init__(self, code, message, data=None):
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def error_message(msg_id, code, message, data=None):
+    err = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": msg_id, "error": err}
+
+
+def result_message(msg_id, result):
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+def server_version(root):
+    """The release tag a sync installed (``.xla-tag``), else ``dev`` for a working tree."""
+    try:
+        with open(os.path.join(root, ".xla-tag"), "r", encoding="utf-8") as fh:
+            tag = fh.read().strip()
+        return tag or "dev"
+    except OSError:
+        return "dev"
+
+
+def describe_tool(tool, version=LATEST_VERSION):
+    """One manifest entry as an MCP Tool: name, description, inputSchema and annotations as they are."""
+    out = {"name": tool["name"], "description": tool.get("description") or "",
+           "inputSchema": tool.get("parameters") or {"type": "object", "properties": {}}}
+    notes = tool.get("annotations")
+    if isinstance(notes, dict) and notes and _version_at_least(version, ANNOTATIONS_SINCE):
+        out["annotations"] = notes
+    return out
+
+
+def call_result(result):
+    """A host RunResult as an MCP CallToolResult: the JSON answer as text, images as image content."""
+    text = result.text if result.ok and result.text else json_text(result.answer())
+    content = [{"type": "text", "text": text}]
+    for image in result.images:
+        data = image.get("data")
+        if not isinstance(data, str) or not data:
+            continue
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            continue                     # a client would fail on it; the text still says what happened
+        mime = image.get("mime") or image.get("mimeType") or "image/png"
+        content.append({"type": "image", "data": data, "mimeType": str(mime)})
+    return {"content": content, "isError": not result.ok}
+
+
+class Server:
+    """One MCP session over a pair of binary streams (stdin/stdout by default)."""
+
+    def __init__(self, root=None, home=None, infile=None, outfile=None, errfile=None,
+                 poll=POLL_SECONDS, timeout=xla_host.TIMEOUT, python=None):
+        self.root = os.path.abspath(root or xla_manifest.root_dir())
+        self.home = home
+        self.infile = infile if infile is not None else sys.stdin.buffer
+        self.outfile = outfile if outfile is not None else sys.stdout.buffer
+        self.errfile = errfile if errfile is not None else sys.stderr
+        self.poll = poll
+        self.timeout = timeout
+        # Tools run on the interpreter the client started us with: a desktop app's PATH is short
+        # (macOS: /usr/bin only), and its ``python3`` may be a stub or older than the one the
+        # user wrote into the client's configuration.
+        self.python = python or sys.executable
+        self.version = None              # negotiated revision (None until initialize)
+        self.initialized = False
+        self.client = ""
+        self._write_lock = threading.Lock()
+        self._closed = False             # set at shutdown: no thread may be mid-write at exit
+        self._state_lock = threading.Lock()
+        self._manifest_lock = threading.Lock()
+        self._inflight = {}              # id key -> threading.Event
+        self._threads = set()
+        self._stamp = ()                 # never equal to a real stat: the first look loads
+        self._tools = None               # manifest entries served (last good list)
+        self._listed = None              # what the client was last told, for list_changed
+        self.stopping = threading.Event()
+        self._watcher = None
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def log(self, text):
+        """One line on stderr (UTF-8 whatever the console's code page: clients write it to a log)."""
+        line = "[xla-mcp] %s\n" % text
+        with self._write_lock:
+            if self._closed:
+                return
+            try:
+                buf = getattr(self.errfile, "buffer", None)
+                if buf is not None:
+                    self.errfile.flush()
+                    buf.write(line.encode("utf-8", "replace"))
+                    buf.flush()
+                else:
+                    self.errfile.write(line)
+                    self.errfile.flush()
+            except (OSError, ValueError):
+                pass
+
+    def send(self, message):
+        """Write one protocol message as one line; a closed stdout ends the session."""
+        data = json_text(message).encode("utf-8") + b"\n"
+        with self._write_lock:
+            if self._closed:
+                return
+            try:
+                self.outfile.write(data)
+                self.outfile.flush()
+            except (OSError, ValueError):
+                self.stopping.set()
+
+    def notify(self, method, params=None):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    # -- manifest -------------------------------------------------------------------------------
+
+    def _manifest_stamp(self):
+        try:
+            st = os.stat(os.path.join(self.root, "tools.json"))
+            return (st.st_mtime_ns, st.st_size, getattr(st, "st_ino", 0))
+        except OSError:
+            return None
+
+    def tools(self):
+        """The tool entries to serve, re-read when tools.json changed on disk since the last look."""
+        with self._manifest_lock:
+            stamp = self._manifest_stamp()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                data, problems = xla_manifest.load_manifest(self.root)
+                listed = data.get("tools") if isinstance(data, dict) else None
+                entries = [t for t in (listed if isinstance(listed, list) else []) if isinstance(t, dict)
+                           and isinstance(t.get("name"), str) and isinstance(t.get("parameters", {}), dict)]
+                if problems:
+                    self.log("tools.json 有问题：%s" % "；".join(problems[:5]))
+                if not problems or self._tools is None:
+                    if problems:
+                        self.log("先按能读出的 %d 个工具提供服务；修好后会自动重新加载" % len(entries))
+                    elif self._tools is not None:
+                        self.log("tools.json 已更新：%d 个工具" % len(entries))
+                    self._tools = entries
+                else:
+                    self.log("沿用上一版工具清单（%d 个工具）" % len(self._tools))
+            return list(self._tools or [])
+
+    def listing(self):
+        return [describe_tool(t, self.version or LATEST_VERSION) for t in self.tools()]
+
+    def _watch(self):
+        """Tell an initialized client when the tool list changed (a sync, an edit)."""
+        while not self.stopping.wait(self.poll):
+            try:
+                current = self.listing()
+            except Exception:   # noqa: BLE001 - the watcher must never die
+                self.log("检查 tools.json 出错：%s" % traceback.format_exc(limit=3))
+                continue
+            with self._state_lock:
+                changed = self.initialized and self._listed is not None and current != self._listed
+                if changed:
+                    self._listed = current
+            if changed:
+                self.notify("notifications/tools/list_changed")
+
+    # -- input ----------------------------------------------------------------------------------
+
+    def read_line(self):
+        """Next line as bytes; None at end of input. An overlong line is skipped and reported."""
+        line = self.infile.readline(MAX_LINE + 1)
+        if not line:
+            return None
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while True:
+                rest = self.infile.readline(MAX_LINE)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            self.log("丢弃一条超过 %d 字节的消息" % MAX_LINE)
+            self.send(error_message(None, INVALID_REQUEST, "消息超过 %d MB，已丢弃" % (MAX_LINE // (1024 * 1024))))
+            return b""
+        return line
+
+    def handle_line(self, raw):
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            self.send(error_message(None, PARSE_ERROR, "Parse error：消息不是 UTF-8 编码"))
+            return
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        if not text:
+            return
+        try:
+            message = json.loads(text)
+        except ValueError as exc:
+            self.log("无法解析的一行：%s" % text[:200])
+            self.send(error_message(None, PARSE_ERROR, "Parse error：不是合法的 JSON（%s）" % exc))
+            return
+        if isinstance(message, list):
+            self.handle_batch(message)
+        else:
+            self.handle_message(message, self._reply)
+
+    def _reply(self, response):
+        if response is not None:
+            self.send(response)
+
+    def handle_batch(self, items):
+        """A JSON-RPC batch: one array answer once every request in it is answered."""
+        if not items:
+            self.send(error_message(None, INVALID_REQUEST, "Invalid Request：空的批量请求"))
+            return
+        lock = threading.Lock()
+        state = {"left": len(items), "out": []}
+
+        def reply(response):
+            with lock:
+                if response is not None:
+                    state["out"].append(response)
+                state["left"] -= 1
+                done = state["left"] == 0
+            if done and state["out"]:
+                self.send(state["out"])
+        for item in items:
+            self.handle_message(item, reply)
+
+    def handle_message(self, msg, reply):
+        """Route one message; ``reply`` is called exactly once (with None when nothing is answered)."""
+        if not isinstance(msg, dict):
+            reply(error_message(None, INVALID_REQUEST, "Invalid Request：消息必须是 JSON 对象"))
+            return
+        has_id = "id" in msg
+        msg_id = msg.get("id")
+        method = msg.get("method")
+        if method is None and has_id and ("result" in msg or "error" in msg):
+            reply(None)                  # an answer to a request of ours: we send none, so ignore it
+            return
+        if msg.get("jsonrpc") != "2.0" or not isinstance(method, str) or (has_id and not _valid_id(msg_id)):
+            if has_id or not isinstance(method, str):
+                reply(error_message(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST,
+                                    "Invalid Request：需要 jsonrpc \"2.0\"、字符串 method，id 为字符串或整数"))
+            else:
+                self.log("忽略不合规的通知：%s" % json_text(msg)[:200])
+                reply(None)
+            return
+        params = msg.get("params")
+        if not has_id:
+            try:
+                self.handle_notification(method, params if isinstance(params, dict) else {})
+            except Exception:   # noqa: BLE001
+                self.log("处理通知 %s 出错：%s" % (method, traceback.format_exc(limit=5)))
+            reply(None)
+            return
+        if params is not None and not isinstance(params, dict):
+            reply(error_message(msg_id, INVALID_PARAMS, "Invalid params：params 必须是对象"))
+            return
+        params = params or {}
+        if method == "tools/call":
+            self.start_call(msg_id, params, reply)
+            return
+        handler = {"initialize": self.on_initialize, "ping": self.on_ping, "tools/list": self.on_tools_list}.get(method)
+        if handler is None:
+            reply(error_message(msg_id, METHOD_NOT_FOUND, "Method not found：不支持的方法 %s（本服务器只提供工具："
+                                "initialize、ping、tools/list、tools/call）" % method[:100]))
+            return
+        try:
+            reply(result_message(msg_id, handler(params)))
+        except RpcError as exc:
+            reply(error_message(msg_id, exc.code, exc.message, exc.data))
+        except Exception:   # noqa: BLE001 - one bad request must not end the session
+            self.log("处理 %s 出错：%s" % (method, traceback.format_exc()))
+            reply(error_message(msg_id, INTERNAL_ERROR, "Internal error：服务器处理 %s 时出错，详情见服务器日志" % method))
+
+    # -- methods --------------------------------------------------------------------------------
+
+    def on_initialize(self, params):
+        requested = params.get("protocolVersion")
+        self.version = negotiate(requested)
+        info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+        self.client = "%s %s" % (info.get("name", "?"), info.get("version", ""))
+        self.log("客户端 %s 请求协议 %s，使用 %s" % (self.client.strip(), requested, self.version))
+        server_info = {"name": SERVER_NAME, "version": server_version(self.root)}
+        if _version_at_least(self.version, TITLE_SINCE):
+            server_info["title"] = SERVER_TITLE
+        return {"protocolVersion": self.version, "capabilities": {"tools": {"listChanged": True}},
+                "serverInfo": server_info, "instructions": INSTRUCTIONS}
+
+    def on_ping(self, _params):
+        return {}
+
+    def on_tools_list(self, _params):
+        tools = self.listing()
+        with self._state_lock:
+            self._listed = tools
+        return {"tools": tools}
+
+    def handle_notification(self, method, params):
+        if method == "notifications/initialized":
+            with self._state_lock:
+                self.initialized = True
+                if self._listed is None:
+                    self._listed = self.listing()
+        elif method == "notifications/cancelled":
+            key = _id_key(params.get("requestId"))
+            with self._state_lock:
+                event = self._inflight.get(key)
+            if event is not None:
+                self.log("客户端取消请求 %s（%s）" % (params.get("requestId"), params.get("reason") or "未说明原因"))
+                event.set()
+        # every other notification (progress, roots/list_changed, ...) needs nothing from us
+
+    def start_call(self, msg_id, params, reply):
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            reply(error_message(msg_id, INVALID_PARAMS, "Invalid params：tools/call 需要 name（工具名）"))
+            return
+        names = [t["name"] for t in self.tools()]
+        if name not in names:
+            reply(error_message(msg_id, INVALID_PARAMS, "Unknown tool：没有名为 %s 的工具。可用：%s" % (
+                name[:100], "、".join(names) or "（清单为空）")))
+            return
+        args = params.get("arguments")
+        args = {} if args is None else args
+        event = threading.Event()
+        key = _id_key(msg_id)
+        with self._state_lock:
+            self._inflight[key] = event
+        thread = threading.Thread(target=self._call, args=(msg_id, key, name, args, event, reply),
+                                  name="xla-mcp-call", daemon=True)
+        with self._state_lock:
+            self._threads.add(thread)
+        thread.start()
+
+    def _call(self, msg_id, key, name, args, event, reply):
+        try:
+            self._run_and_reply(msg_id, key, name, args, event, reply)
+        finally:        # only now: shutdown joins this thread, so its answer is written before exit
+            with self._state_lock:
+                self._threads.discard(threading.current_thread())
+
+    def _run_and_reply(self, msg_id, key, name, args, event, reply):
+        started = time.monotonic()
+        try:
+            result = xla_host.run_tool(name, args, root=self.root, home=self.home, timeout=self.timeout,
+                                       python=self.python, cancel=event)
+        except Exception:   # noqa: BLE001
+            self.log("运行 %s 出错：%s" % (name, traceback.format_exc()))
+            result = None
+        finally:
+            with self._state_lock:
+                if self._inflight.get(key) is event:
+                    del self._inflight[key]
+        took = time.monotonic() - started
+        if event.is_set() or (result is not None and result.cancelled):
+            self.log("%s 已取消（%.1f 秒），工具进程已终止" % (name, took))
+            reply(None)                  # the spec: no answer for a cancelled request
+            return
+        if result is None:
+            reply(error_message(msg_id, INTERNAL_ERROR, "Internal error：运行 %s 时服务器出错，详情见服务器日志" % name))
+            return
+        self.log("%s %s（%.1f 秒）%s" % (name, "成功" if result.ok else "失败", took,
+                                        "" if result.ok else "：" + (result.error or "")[:200]))
+        reply(result_message(msg_id, call_result(result)))
+
+    # -- main loop ------------------------------------------------------------------------------
+
+    def serve(self):
+        """Read messages until end of input; returns the process exit code."""
+        count = len(self.tools())
+        self.log("已启动：%s，%d 个工具，协议 %s" % (self.root, count, "/".join(PROTOCOL_VERSIONS)))
+        watcher = self._watcher = threading.Thread(target=self._watch, name="xla-mcp-watch", daemon=True)
+        watcher.start()
+        try:
+            while not self.stopping.is_set():
+                line = self.read_line()
+                if line is None:
+                    break
+                if line:
+                    try:
+                        self.handle_line(line)
+                    except Exception:   # noqa: BLE001 - never let one message end the session
+                        self.log("处理消息出错：%s" % traceback.format_exc())
+        except BaseException:
+            self.shutdown(cancel=True)   # SIGTERM / Ctrl+C: no child may outlive the server
+            raise
+        self.shutdown(cancel=False)
+        return 0
+
+    def shutdown(self, cancel=True):
+        """End the session. At end of input the running calls finish and answer (a piped script
+        reads them; each call is bounded by its timeout); on a signal they are cancelled and their
+        children killed."""
+        with self._state_lock:
+            events = list(self._inflight.values())
+            threads = list(self._threads)
+        if cancel:
+            for event in events:
+                event.set()
+        deadline = time.monotonic() + (SHUTDOWN_WAIT if cancel else self.timeout + SHUTDOWN_WAIT)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.stopping.set()
+        if self._watcher is not None:
+            self._watcher.join(5)
+        if cancel and events:
+            self.log("退出：取消了 %d 个运行中的调用" % len(events))
+        # Python aborts at exit if a daemon thread is frozen mid-write on a stream: from here on a
+        # thread still running past the wait writes nothing (neither protocol nor log).
+        with self._write_lock:
+            self._closed = True
+            try:
+                self.outfile.flush()
+            except (OSError, ValueError):
+                pass
+
+
+USAGE = """用法：python3 xla.py mcp [--root 目录] [--timeout 秒] [--poll 秒]
+
+以 MCP（Model Context Protocol）服务器方式通过标准输入输出提供全部工具，供 Claude Desktop、
+Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消息，日志写到标准错误。
+
+    --root 目录     提供另一份工具箱（含 tools.json 的目录；默认是本程序所在的目录）
+    --timeout 秒    单次调用的时限（默认 %d）
+    --poll 秒       多久检查一次 tools.json 是否变化（默认 %s）""" % (xla_host.TIMEOUT, POLL_SECONDS)
+
+
+class _Stop(Exception):
+    pass
+
+
+def main(argv=None):
+    """Entry point of ``xla.py mcp``; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    options = {"root": None, "timeout": float(xla_host.TIMEOUT), "poll": POLL_SECONDS}
+    it = iter(argv)
+    for arg in it:
+        if arg in ("-h", "--help"):
+            print(USAGE, file=sys.stderr)
+            return 0
+        key = arg[2:] if arg.startswith("--") else None
+        value = next(it, None)
+        if key not in options or value is None:
+            print("无法识别的参数：%s\n\n%s" % (arg, USAGE), file=sys.stderr)
+            return 2
+        if key == "root":
+            if not os.path.isfile(os.path.join(value, "tools.json")):
+                print("--root %s 下没有 tools.json" % value, file=sys.stderr)
+                return 2
+            options["root"] = value
+        else:
+            try:
+                options[key] = float(value)
+                if options[key] <= 0:
+                    raise ValueError(value)
+            except ValueError:
+                print("--%s 需要一个正数，收到的是 %s" % (key, value), file=sys.stderr)
+                return 2
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr              # a stray print must never reach the protocol stream
+    server = Server(root=options["root"], outfile=out, poll=options["poll"], timeout=options["timeout"])
+
+    def on_signal(_signum, _frame):
+        raise _Stop()
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                try:
+                    signal.signal(getattr(signal, name), on_signal)
+                except (OSError, ValueError):
+                    pass
+    try:
+        return server.serve()
+    except (_Stop, KeyboardInterrupt):
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
