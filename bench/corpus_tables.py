@@ -42,9 +42,15 @@ def norm(value):
     return str(value).strip()
 
 
-def grid(rows):
+def grid(rows, numbered=False):
+    """Rows as lists of comparable cells. Our readers yield ``(row_number, cells)`` and skip empty
+    rows; those are put back so both sides line up by row number."""
     out = []
     for row in rows:
+        if numbered:
+            number, row = row
+            while len(out) < number - 1:
+                out.append([])
         cells = [norm(v) for v in row]
         while cells and cells[-1] is None:
             cells.pop()
@@ -58,7 +64,7 @@ def ours(path):
     book = tf.open_book(path)
     sheets = {}
     for info in book.sheets:
-        sheets[info.name] = grid(book.rows(info.name))
+        sheets[info.name] = grid(book.rows(info.name), numbered=True)
     return sheets
 
 
@@ -66,6 +72,12 @@ def calamine(path):
     from python_calamine import CalamineWorkbook
     wb = CalamineWorkbook.from_path(path)
     return {name: grid(wb.get_sheet_by_name(name).to_python()) for name in wb.sheet_names}
+
+
+def trim_left(rows):
+    """Drop leading columns empty in every row: calamine's range starts at the first used cell."""
+    lead = min((next((i for i, v in enumerate(r) if v is not None), len(r)) for r in rows if r), default=0)
+    return [r[lead:] for r in rows]
 
 
 def compare(a, b):
@@ -81,6 +93,7 @@ def compare(a, b):
             ra = ra[1:]
         while rb and not rb[0]:
             rb = rb[1:]
+        ra, rb = trim_left(ra), trim_left(rb)
         for i in range(max(len(ra), len(rb))):
             x = ra[i] if i < len(ra) else []
             y = rb[i] if i < len(rb) else []

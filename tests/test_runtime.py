@@ -220,3 +220,16 @@ def test_internal_errors_never_ask_the_model_to_set_an_environment_variable(tmp_
     root = toolbox(tmp_path, "rt.run(lambda p: 1 / 0)")
     err = assert_contract(xla_host.run_tool("t", {}, root=root, home=str(home)))["error"]
     assert "XLA_DEBUG" not in err and "ZeroDivisionError" in err
+
+
+def test_a_library_printing_to_stdout_cannot_break_the_answer(tmp_path, home):
+    root = toolbox(tmp_path, """
+        import sys
+        def main(p):
+            print("WARNING *** a chatty library")
+            sys.stdout.write("more noise\\n")
+            return {"n": 1}
+        rt.run(main)
+    """)
+    res = xla_host.run_tool("t", {}, root=root, home=str(home))
+    assert assert_contract(res)["n"] == 1 and "chatty library" in res.stderr

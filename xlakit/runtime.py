@@ -293,6 +293,18 @@ def _finish(result):
     return out
 
 
+def _guarded_stdout(handler, params):
+    """Run the handler with ``sys.stdout`` pointed at stderr: a library that prints (xlrd's
+    warnings, a stray debug print) must not break the one-JSON answer. The answer itself is
+    written to the real stdout afterwards."""
+    real = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        return handler(params)
+    finally:
+        sys.stdout = real
+
+
 def run(handler, script_file=None):
     """Run ``handler(params) -> dict`` under the contract and exit the process.
 
@@ -307,7 +319,7 @@ def run(handler, script_file=None):
             except xla_manifest.ArgumentError as exc:
                 raise InputError(str(exc))
             apply_defaults(tool, params)
-        result = handler(params)
+        result = _guarded_stdout(handler, params)
         if not isinstance(result, dict):
             raise TypeError("handler returned %s" % type(result).__name__)
         result = _finish(result)

@@ -13,9 +13,7 @@ openpyxl or a LibreOffice re-save must give the same Python values), so the rule
 """
 import collections
 import datetime
-import os
 import re
-import sys
 
 from ...errors import FormatError  # noqa: F401 - the readers' error type, re-exported
 
@@ -53,7 +51,9 @@ DATE, DATETIME, TIME, ELAPSED = "date", "datetime", "time", "elapsed"
 _STRIP_RE = re.compile(r'"[^"]*"|\\.|_.|\*.|\[(?![hms]+\])[^\]]*\]', re.S)
 _ELAPSED_RE = re.compile(r"\[[hms]+\]")
 _AMPM_RE = re.compile(r"am/pm|a/p")
-_TOKEN_RE = re.compile(r"[ymdhse]+|0+")
+# One token per run of the same letter: "ggge" + "m" + "d" (quotes stripped) must not read as one
+# "emd" token. g (era name) and e (era year) are the Japanese/ROC calendar formats.
+_TOKEN_RE = re.compile(r"y+|m+|d+|h+|s+|e+|g+|0+")
 
 
 def builtin_kind(fmt_id):
@@ -97,7 +97,7 @@ def classify_format(code):
                 has_time = True
             else:
                 has_date = True
-        elif c == "e" and (len(letters) > 1):
+        elif c in "eg" and (len(letters) > 1 or c == "g"):
             has_date = True
     if not has_date and not has_time:
         return None

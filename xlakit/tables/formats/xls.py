@@ -24,6 +24,20 @@ def _xlrd():
         raise FormatError(str(exc))
 
 
+
+
+class _Quiet(object):
+    """A write-only sink for xlrd's log (``logfile=``): warnings about odd files are not answers."""
+
+    def write(self, _text):
+        return 0
+
+    def flush(self):
+        pass
+
+
+_QUIET = _Quiet()
+
 class XlsBook(BaseBook):
     kind = "xls"
 
@@ -33,17 +47,19 @@ class XlsBook(BaseBook):
         self._book = None
         self.formatting = True
         try:
-            self._book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
+            # xlrd prints its warnings to stdout by default, which would break the one-JSON answer
+            self._book = xlrd.open_workbook(path, formatting_info=True, on_demand=True, logfile=_QUIET)
         except Exception as exc:  # noqa: BLE001 - xlrd raises bare errors of many kinds
             if _encrypted(exc):
                 raise FormatError(ENCRYPTED)
             try:
-                self._book = xlrd.open_workbook(path, formatting_info=False, on_demand=True)
+                self._book = xlrd.open_workbook(path, formatting_info=False, on_demand=True, logfile=_QUIET)
                 self.formatting = False
             except Exception as exc2:  # noqa: BLE001
                 if _encrypted(exc2):
                     raise FormatError(ENCRYPTED)
-                raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % exc2)
+                detail = str(exc2).strip() or type(exc2).__name__
+                raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)
         book = self._book
         visibility = getattr(book, "_sheet_visibility", None) or []
         for i, name in enumerate(book.sheet_names()):
