@@ -65,3 +65,16 @@ def fail(result):
     data = assert_contract(result)
     assert not data["ok"], data
     return data["error"]
+
+
+def alive(pid):
+    """True if process ``pid`` runs; a zombie (killed, not yet reaped by init) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        with open("/proc/%d/status" % pid) as fh:
+            return not any(ln.startswith("State:") and "Z" in ln.split()[1] for ln in fh)
+    except OSError:
+        return True

@@ -12,22 +12,9 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, alive
 from xlakit import host as xla_host
 from xlakit import manifest as xla_manifest
-
-
-def alive(pid):
-    """True if ``pid`` runs; a zombie (killed, not yet reaped by init) counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:
-        with open("/proc/%d/status" % pid) as fh:
-            return not any(ln.startswith("State:") and "Z" in ln.split()[1] for ln in fh)
-    except OSError:
-        return True
 
 
 def make_toolbox(tmp_path, scripts, params=None):

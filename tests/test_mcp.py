@@ -24,7 +24,7 @@ from decimal import Decimal
 
 import pytest
 
-from conftest import CJK, ROOT
+from conftest import CJK, ROOT, alive
 from xlakit import manifest as xla_manifest
 from xlakit import mcp as xla_mcp
 from xlakit.raster import png
@@ -54,19 +54,6 @@ def sdk_major():
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-def alive(pid):
-    """True if ``pid`` runs; a zombie counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:
-        with open("/proc/%d/status" % pid) as fh:
-            return not any(ln.startswith("State:") and "Z" in ln.split()[1] for ln in fh)
-    except OSError:
-        return True
-
 
 def wait_until(predicate, what, seconds=WAIT):
     deadline = time.monotonic() + seconds
