@@ -220,4 +220,4 @@ def test_too_large_limit_and_negative_offset_are_clamped_not_refused(run):
     page = data["sheets"][0]
     assert page["offset"] == 0 and page["returned"] == page["total_rows"] == 44   # row 3 is blank
     assert page["next_offset"] is None and page["truncated"] is False
-    assert any("最大 2000" in w for w in data["warnings"])
+    assert any("limit=5000 超过上限 2000" in w for w in data["warnings"])   # rt.clamp's note

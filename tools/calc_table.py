@@ -19,27 +19,23 @@ Parameters:
                     otherwise groups ascend by their keys); top N keeps the first N after sorting.
     include_totals  false (default) leaves 合计/小计/Total rows out, since they would double sums.
 
-Returns groups (objects keyed by group names and metric aliases; at most 100 and within the output
-cap), group_count, returned, truncated, rows_used, rows_filtered_out, totals_rows_excluded,
-header_row, header_reason, skipped (per metric: count + 3 examples with row numbers), warn.
+Returns groups (objects keyed by group names and metric aliases; at most 100, one ``rt.page_items``
+page sized by the output budget: returned, total, next_offset, truncated), group_count, rows_used,
+rows_filtered_out, totals_rows_excluded, header_row, header_reason, skipped (per metric: count + 3
+examples with row numbers), warnings. The pass stops at ``rt.deadline`` with a clear message.
 
 Sums are exact decimals: each float cell enters through its shortest repr, so 0.1 + 0.2 is 0.3 and
 the total matches Excel's SUM to the cent. The loop is written for speed (one pass, precomputed
 column indexes, number fast paths) because a 1,000,000-row sheet must finish inside 60 s.
 """
-import os
-import sys
-import time
-
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import runtime as rt  # noqa: E402
+from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402
 
-STARTED = time.monotonic()
 MAX_GROUPS_RETURNED = 100
 MAX_GROUPS = 200000          # beyond this the grouping column is an ID, not a category
-TIME_BUDGET = 54             # seconds after start: stop with a clear message before the host kills us
 FUNC_LABELS = {"sum": "求和", "avg": "平均", "max": "最大", "min": "最小", "count": "计数",
                "distinct_count": "去重计数"}
 
@@ -102,12 +98,12 @@ def parse_metrics(table, metrics, taken):
         if isinstance(item, str):
             item = {"column": item, "func": "sum"}
         if not isinstance(item, dict):
-            raise rt.ToolError("%s 应是对象，例如 {\"column\":\"金额\",\"func\":\"sum\",\"as\":\"总金额\"}，收到的是 %r" % (
+            raise ToolError("%s 应是对象，例如 {\"column\":\"金额\",\"func\":\"sum\",\"as\":\"总金额\"}，收到的是 %r" % (
                 where, item))
         func = tio.check_func(item.get("func", "sum"), where + ".func")
         if item.get("column") in (None, ""):
             if func != "count":
-                raise rt.ToolError("%s：func=%s 需要指定 column（要统计哪一列）。%s" % (where, func, table.columns_hint()),
+                raise ToolError("%s：func=%s 需要指定 column（要统计哪一列）。%s" % (where, func, table.columns_hint()),
                                    available_columns=table.names[:60])
             column = None
         else:
@@ -158,11 +154,11 @@ def aggregate(table, groups, metrics, where, include_totals):
     match = where.test if where.conditions else None
     buckets = {}
     used = filtered = 0
-    deadline = STARTED + TIME_BUDGET
+    deadline = rt.deadline
     for rownum, values in table.data_rows(include_totals=include_totals):
-        if not (used + filtered) & 0x3FFF and time.monotonic() > deadline:
-            raise rt.ToolError("表格太大，%d 秒内没能算完（已处理到第 %d 行）。请用 where 缩小范围，或把表格拆成几个文件"
-                               "分别统计" % (TIME_BUDGET, rownum))
+        if not (used + filtered) & 0x3FFF and deadline.expired():
+            raise ToolError("表格太大，%d 秒内没能算完（已处理到第 %d 行）。请用 where 缩小范围，或把表格拆成几个文件"
+                            "分别统计" % (int(deadline.budget), rownum))
         if match is not None and not match(values):
             filtered += 1
             continue
@@ -171,7 +167,7 @@ def aggregate(table, groups, metrics, where, include_totals):
         accs = buckets.get(key)
         if accs is None:
             if len(buckets) >= MAX_GROUPS:
-                raise rt.ToolError("分组超过 %d 组，分组列看起来是编号一类的唯一值，不适合分组。请换一个分组列（如类别、部门、"
+                raise ToolError("分组超过 %d 组，分组列看起来是编号一类的唯一值，不适合分组。请换一个分组列（如类别、部门、"
                                    "日期按月），或先用 where 缩小范围" % MAX_GROUPS)
             accs = [RowCount() if idx < 0 else tio.make_metric(func, skips[i]) for i, (idx, func) in enumerate(plan)]
             buckets[key] = accs
@@ -192,7 +188,7 @@ def resolve_sort_by(sort_by, group_names, metrics):
     same_column = [m[2] for m in metrics if m[0] is not None and m[0].name == sort_by]
     if len(same_column) == 1:
         return same_column[0]
-    raise rt.ToolError("sort_by 只能是统计结果的别名或分组列：%s；收到的是「%s」" % ("、".join(aliases + group_names), sort_by))
+    raise ToolError("sort_by 只能是统计结果的别名或分组列：%s；收到的是「%s」" % ("、".join(aliases + group_names), sort_by))
 
 
 def order_groups(records, sort_by, order, group_names):
@@ -209,7 +205,7 @@ def order_groups(records, sort_by, order, group_names):
 
 
 def main(params):
-    path = rt.resolve_read(params.get("path"), "path")
+    path = paths.resolve_read(params.get("path"), "path")
     header_row = params.get("header_row")
     table = tio.open_table(path, sheet=params.get("sheet") or None, header_row=header_row)
     try:
@@ -226,10 +222,10 @@ def calc(table, params):
     include_totals = bool(params.get("include_totals"))
     order = params.get("order")
     if order is not None and order not in ("asc", "desc"):
-        raise rt.ToolError("order 只能是 asc（从小到大）或 desc（从大到小），收到的是 %r" % order)
+        raise ToolError("order 只能是 asc（从小到大）或 desc（从大到小），收到的是 %r" % order)
     top = params.get("top")
     if top is not None and (not isinstance(top, int) or top < 1):
-        raise rt.ToolError("top 应是大于 0 的整数，收到的是 %r" % top)
+        raise ToolError("top 应是大于 0 的整数，收到的是 %r" % top)
     sort_by = resolve_sort_by(params.get("sort_by"), [g[2] for g in groups], metrics)
 
     buckets, used, filtered, skips, specs = aggregate(table, groups, metrics, where, include_totals)
@@ -256,8 +252,6 @@ def calc(table, params):
     group_count = len(records)
     if top:
         records = records[:top]
-    wanted = len(records)
-    records = records[:MAX_GROUPS_RETURNED]
 
     warn = list(table.warnings)
     warn += table.row_warnings(include_totals)
@@ -277,6 +271,8 @@ def calc(table, params):
     if used == 0:
         warn.append("没有符合条件的数据行" if where.conditions else "表格里没有数据行")
 
+    for note in warn:
+        rt.warn(note)
     result = {
         "sheet": table.sheet_name,
         "header_row": table.header_row,
@@ -284,26 +280,22 @@ def calc(table, params):
         "group_by": group_names,
         "metrics": [{"as": a, "func": f, "column": c.name if c is not None else None} for c, f, a in metrics],
         "group_count": group_count,
-        "returned": 0,
-        "truncated": False,
         "rows_used": used,
         "rows_filtered_out": filtered,
         "totals_rows_excluded": 0 if include_totals else table.totals_count,
-        "groups": [],
     }
     if len(table.header_rows) > 1:
         result["header_rows"] = list(table.header_rows)
     if skipped:
         result["skipped"] = skipped
-    result["warn"] = warn
-    budget = rt.OUTPUT_LIMIT - 600 - rt.text_size(result)
-    fit = rt.fit_items(records, budget)
-    result["groups"] = records[:fit]
-    result["returned"] = fit
-    result["truncated"] = fit < wanted
-    if fit < wanted:
-        warn.append("共 %d 组，只返回了前 %d 组（%s）。可用 sort_by + top 取前几名，或用 where 缩小范围" % (
-            group_count, fit, "超过 %d 组" % MAX_GROUPS_RETURNED if fit == MAX_GROUPS_RETURNED else "输出字数上限"))
+    # the groups as one page sized by the real output budget (returned, next_offset, truncated)
+    note = "共 %d 组，只返回了前 %d 组（输出字数上限）。可用 sort_by + top 取前几名，或用 where 缩小范围" % (
+        group_count, len(records))
+    result = rt.page_items(records, limit=MAX_GROUPS_RETURNED, key="groups", base=result, reserve=len(note) + 4)
+    if result["truncated"]:
+        cap = "超过 %d 组" % MAX_GROUPS_RETURNED if result["returned"] == MAX_GROUPS_RETURNED else "输出字数上限"
+        rt.warn("共 %d 组，只返回了前 %d 组（%s）。可用 sort_by + top 取前几名，或用 where 缩小范围" % (
+            group_count, result["returned"], cap))
     return result
 
 

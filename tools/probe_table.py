@@ -7,7 +7,7 @@ what it found in Chinese, and hands back a ready ``calc_table`` call with real c
 Parameters:
     path        spreadsheet (any format table_formats reads, found by content).
     sheet       worksheet name; default the first visible one.
-    sample      how many data rows to preview (default 5, at most 20).
+    sample      how many data rows to preview (default 5; more than 20 is clamped with a note).
     header_row  1-based header row to use instead of detection; 0 = the table has no header.
 
 Returns ``sheet``, ``sheet_names``, ``hidden_sheets``, ``header_row`` (+ ``header_rows`` for a
@@ -17,20 +17,17 @@ streaming; ``rows_exact`` false if a huge sheet had to be estimated), ``column_c
 numbers of 合计/小计 rows), ``merged_in_data``, per column ``name``, ``letter``, ``type``
 (number/text/date/mixed/empty), ``non_empty``, ``empty``, ``numeric_rate``, ``money_text``,
 ``id_text``, ``date_formats``, ``distinct``, ``min``/``max``, ``examples``; ``preview``
-(+ ``preview_rows``: Excel row numbers) and ``next_call``.
+(+ ``preview_rows``: Excel row numbers), ``next_call`` and ``warnings``. Counting stops at
+``rt.deadline`` (``rows_exact`` false); the answer is fitted to ``rt.budget``.
 """
-import os
-import sys
-import time
-
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import runtime as rt  # noqa: E402
+from xlakit import paths, runtime as rt  # noqa: E402
 import table_io as tio  # noqa: E402
 
-STARTED = time.monotonic()
 STATS_ROWS = 5000            # column statistics are computed over this many data rows
-COUNT_BUDGET = 30            # seconds after start for counting the remaining rows
+MAX_SAMPLE = 20
+PREVIEW_CELL = 100           # preview cells are cut shorter than read_spreadsheet's
 DISTINCT_CAP = 200
 EXAMPLES = 3
 
@@ -177,9 +174,9 @@ def suggest(columns, summaries, rows):
 
 
 def main(params):
-    path = rt.resolve_read(params.get("path"), "path")
-    sample = params.get("sample")
-    sample = 5 if sample is None else max(0, min(int(sample), 20))
+    path = paths.resolve_read(params.get("path"), "path")
+    sample = rt.clamp(params, "sample", MAX_SAMPLE, 0)
+    sample = 5 if sample is None else int(sample)
     header_row = params.get("header_row")
     book = tio.open_book(path)
     try:
@@ -194,7 +191,7 @@ def probe(book, table, path, params, sample):
     preview, preview_rows = [], []
     count = 0
     exact = True
-    deadline = tio.Deadline(COUNT_BUDGET - (time.monotonic() - STARTED))
+    show = tio.CellShow(PREVIEW_CELL)
     width = len(table.columns)
     for rownum, values in table.data_rows():
         count += 1
@@ -204,12 +201,9 @@ def probe(book, table, path, params, sample):
             for i in range(len(values), width):
                 stats[i].empty += 1
             if count <= sample:
-                shown = [tio.shorten(tio.display(v), 100)[0] for v in values[:width]]
-                while shown and shown[-1] is None:
-                    shown.pop()
-                preview.append(shown)
+                preview.append(show.row(values, width))
                 preview_rows.append(rownum)
-        elif not count & 0x3FF and deadline.passed():
+        elif not count & 0x3FF and rt.deadline.expired():
             exact = False
             break
     if not exact:
@@ -242,23 +236,24 @@ def probe(book, table, path, params, sample):
         result["combined_header"] = table.combined[:20]
     if table.merged_data:
         result["merged_in_data"] = [tio.range_ref(*m) for m in table.merged_data[:20]]
-    warn = list(table.warnings) + table.row_warnings()
+    for note in list(table.warnings) + table.row_warnings():
+        rt.warn(note)
     if count > STATS_ROWS:
-        warn.append("列统计基于前 %d 行数据（共 %s 行）" % (STATS_ROWS, count if exact else "约 %d" % count))
+        rt.warn("列统计基于前 %d 行数据（共 %s 行）" % (STATS_ROWS, count if exact else "约 %d" % count))
     if not exact:
-        warn.append("表格很大，行数是按工作表范围估算的")
+        rt.warn("表格很大，行数是按工作表范围估算的")
     result["columns"] = summaries
     result["preview_rows"] = preview_rows
     result["preview"] = preview
     result["next_call"] = {"tool": "calc_table", "args": args}
-    result["warn"] = warn
     _fit(result)
     return result
 
 
 def _fit(result):
-    """Wide tables: drop examples, then columns, until the answer fits the output cap."""
-    limit = rt.OUTPUT_LIMIT - 300
+    """Wide tables: drop examples, then preview rows, then columns, until the answer fits the
+    room the runtime measures (``rt.budget``: the cap less the warnings and their reserve)."""
+    limit = rt.budget()
     if rt.text_size(result) <= limit:
         return
     for s in result["columns"]:
@@ -271,10 +266,11 @@ def _fit(result):
         return
     cols = result["columns"]
     keep = len(cols)
-    while keep > 1 and rt.text_size(dict(result, columns=cols[:keep])) > limit - 120:
+    note = "列太多，只列出前 %d 列的统计（共 %d 列）；可用 read_spreadsheet 看其余列" % (len(cols), len(cols))
+    while keep > 1 and rt.text_size(dict(result, columns=cols[:keep])) > limit - len(note):
         keep = max(1, int(keep * 0.8))
     result["columns"] = cols[:keep]
-    result["warn"].append("列太多，只列出前 %d 列的统计（共 %d 列）；可用 read_spreadsheet 看其余列" % (keep, len(cols)))
+    rt.warn("列太多，只列出前 %d 列的统计（共 %d 列）；可用 read_spreadsheet 看其余列" % (keep, len(cols)))
 
 
 if __name__ == "__main__":

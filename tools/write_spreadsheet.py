@@ -5,7 +5,7 @@ Why a tool and not "the model writes a file": the cells must come out as an offi
 header) and the user's existing workbook must survive: other sheets are kept, every change is atomic
 and backed up to ~/.xla/backup/, and a workbook with charts, pictures, pivot tables or macros that
 openpyxl would silently drop is refused unless ``allow_lossy_resave`` is set. All of that lives in
-the shared ``table_write`` module, which the other table tools use for their results too.
+the shared writer ``xlakit.tables.write``, which the other table tools use for their results too.
 
 Parameters:
     path     target file; the suffix (.xlsx / .xls / .csv; an existing .xlsm) decides the format.
@@ -20,8 +20,6 @@ Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, 
 sheets, header_skipped, warnings, (csv: encoding, delimiter) and a short Chinese message.
 """
 import os
-import sys
-
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import runtime as rt  # noqa: E402
@@ -65,6 +63,8 @@ def main(params):
         allow_lossy=bool(params.get("allow_lossy_resave")),
     )
     result["message"] = _message(result)
+    for note in result.pop("warnings", None) or []:
+        rt.warn(note)
     return result
 
 

@@ -17,59 +17,15 @@ import codecs
 import csv
 import io
 
+from ... import text as xtext
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
 DELIMITERS = (",", "\t", ";", "|")
 
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def detect_encoding(raw):
-    """Codec name for the bytes ``raw`` (a whole file or its beginning).
-
-    Returns "utf-8-sig", "utf-16", "utf-32" (BOM), "utf-16-le"/"utf-16-be" (no BOM but every
-    other byte zero), "utf-8" (decodes strictly, pure ASCII included) or "gb18030"."""
-    for bom, name in _BOMS:
-        if raw.startswith(bom):
-            return name
-    head = raw[:65536]
-    if b"\x00" in head:
-        # UTF-16 without a BOM: the zero bytes (high bytes of ASCII ',', '\n', digits) all sit on
-        # one side. Chinese characters have no zero byte, so only the parity is telling.
-        even, odd = head[0::2].count(0), head[1::2].count(0)
-        for zeros, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-            if zeros >= 2 and other <= zeros * 0.02:
-                try:
-                    _decode_prefix(head[:len(head) // 2 * 2], name)
-                    return name
-                except UnicodeDecodeError:
-                    pass
-    try:
-        _decode_prefix(raw, "utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    # Not clean UTF-8. A GBK file fails on nearly every Chinese character; a UTF-8 export with
-    # a damaged spot fails a handful of times among many valid multi-byte characters.
-    text = raw.decode("utf-8", "replace")
-    bad = text.count("\ufffd")
-    multibyte = sum(1 for ch in text[:200000] if ord(ch) > 127) - bad
-    if bad * 100 < len(raw) and multibyte > bad * 20:
-        return "utf-8"
-    return "gb18030"
-
-
-def _decode_prefix(raw, encoding, errors="strict"):
-    """Decode that tolerates a multi-byte character cut off at the end of a sample."""
-    decoder = codecs.getincrementaldecoder(encoding)(errors)
-    return decoder.decode(raw, final=False)
+# The decoding rules are xlakit.text's (the CLI, the HTML reader and the document readers use the
+# same); the name stays here for the writer, which reads an existing csv's encoding the same way.
+detect_encoding = xtext.detect_encoding
 
 
 def sniff_delimiter(text):
@@ -141,16 +97,13 @@ class DelimitedBook(BaseBook):
             raise FormatError("无法读取文件 %s：%s" % (path, exc.strerror or exc))
         if not raw.strip():
             raise FormatError("文件是空的，没有任何数据（0 行）。请确认选对了文件")
-        self.encoding = detect_encoding(raw)
-        text = _decode_prefix(raw, self.encoding, "replace")
+        self.encoding = xtext.detect_encoding(raw)
+        text = xtext.decode_prefix(raw, self.encoding, "replace")
         if text.startswith("\ufeff"):
             text = text[1:]
         self.delimiter = sniff_delimiter(text)
         self.sheets = [SheetInfo(name, False, 0)]
-        label = {"utf-8-sig": "UTF-8（带 BOM）", "utf-8": "UTF-8", "gb18030": "GBK/GB18030",
-                 "utf-16": "UTF-16", "utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE"}.get(
-            self.encoding, self.encoding)
-        self.encoding_label = label
+        self.encoding_label = xtext.label(self.encoding)
 
     def sheet(self, name=None):
         """A csv/txt file has exactly one sheet: any name (or none) means it."""

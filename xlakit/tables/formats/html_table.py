@@ -15,10 +15,8 @@ import codecs
 import re
 from html.parser import HTMLParser
 
-from ...runtime import tool_hint
-
+from ... import text as xtext
 from ._base import BaseBook, FormatError, SheetInfo, trim
-from .delimited import detect_encoding
 
 _META_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
 _WS_RE = re.compile(r"[ \t\r\n\f\v\u00a0\u3000]+")
@@ -45,7 +43,7 @@ def detect_html_encoding(raw):
             return name
         except (LookupError, UnicodeDecodeError):
             pass
-    return detect_encoding(raw)
+    return xtext.detect_encoding(raw)
 
 
 class _Table(object):
@@ -198,10 +196,8 @@ class HtmlBook(BaseBook):
         except OSError as exc:
             raise FormatError("无法读取文件 %s：%s" % (path, exc.strerror or exc))
         self.encoding = detect_html_encoding(raw)
-        try:
-            text = raw.decode(self.encoding)
-        except UnicodeDecodeError:
-            text = raw.decode(self.encoding, "replace")
+        text, self.encoding, reason = xtext.decode(raw, self.encoding)
+        if "\ufffd" in text and "无法解码" in reason:
             self.warn("网页表格里有无法按 %s 解码的字节，已显示为 �" % self.encoding)
         del raw
         parser = _Parser()
@@ -211,8 +207,8 @@ class HtmlBook(BaseBook):
             parser._end_row(t)
         self._tables = parser.tables
         if not self._tables:
-            raise FormatError("这个文件是网页（HTML），但里面没有表格（<table>），无法按表格读取。" +
-                              tool_hint("read_document", "如需读取文字，请用 read_document"))
+            raise FormatError("这个文件是网页（HTML），但里面没有表格（<table>），无法按表格读取",
+                              tool="read_document")
         self.sheets = [SheetInfo("Table%d" % (i + 1), False, i) for i in range(len(self._tables))]
 
     def rows(self, name=None, max_rows=None):

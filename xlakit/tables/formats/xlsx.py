@@ -13,8 +13,10 @@ regular, so this module treats it as text instead:
   distinct text and cached; column letters -> index is cached the same way;
 - the inner XML is nearly always ``<v>...</v>``: sliced out without a second regex.
 Anything unusual (attributes in another order, cells without ``r=``, rich inline strings, a
-namespace prefix like ``<x:c>``) goes through slower but general code in the same module, so
-the fast path never guesses.
+namespace prefix like ``<x:c>``) goes through slower but general code in the same module; XML
+that text slicing cannot read right (comments, CDATA, single-quoted attributes, spaces around
+``=``, white space before ``>``: see ``xlsx_xml.chunk_problem``) sends the sheet to openpyxl,
+so the fast path never guesses. The zip is checked against bombs first (``xlakit.opc``).
 
 Merges (``<mergeCell>``) sit after ``<sheetData>``: ``merges()`` finds them with a separate
 decompress-and-``bytes.find`` pass (no XML parsing, ~1 s for a million rows), and ``rows()``
@@ -25,152 +27,23 @@ parser meets XML it cannot make sense of). It applies the same value rules (``_b
 date decision uses this module's style table, not openpyxl's narrower one — so both paths give
 identical rows; the tests check that on every fixture.
 """
-import datetime
 import os
-import posixpath
 import re
 import sys
-import xml.etree.ElementTree as ET
 import warnings
+import xml.etree.ElementTree as ET
 import zipfile
 import zlib
 
-from ._base import (BaseBook, FormatError, SheetInfo, NOCACHE_WARNING, builtin_kind, classify_format,
-                    number, serial_to_value, trim)
+from ... import opc
+from ._base import BaseBook, FormatError, SheetInfo, NOCACHE_WARNING, number, serial_to_value, trim
+from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
+                       _inner_value, _iso_value, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
+                       decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
+                       strip_comments)
 
 CHUNK = 2 * 1024 * 1024
 
-_REL_NS_TAIL = "relationships"
-
-
-class _ParseProblem(Exception):
-    """The fast parser met XML it does not understand: switch to openpyxl."""
-
-
-def _local(tag):
-    return tag.rsplit("}", 1)[-1] if "}" in tag else tag
-
-
-def _attr(elem, name):
-    """Attribute by local name, whatever its namespace (transitional or strict OOXML)."""
-    if name in elem.attrib:
-        return elem.attrib[name]
-    for key, value in elem.attrib.items():
-        if _local(key) == name:
-            return value
-    return None
-
-
-def _rel_id(elem):
-    for key, value in elem.attrib.items():
-        if key.startswith("{") and _local(key) == "id" and _REL_NS_TAIL in key:
-            return value
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Text decoding: XML entities and the OOXML _xHHHH_ escapes (e.g. _x000D_ for a carriage return)
-
-_XESC_RE = re.compile(r"_x([0-9A-Fa-f]{4})_")
-_ENTITY_RE = re.compile(r"&(#[xX][0-9A-Fa-f]+|#[0-9]+|lt|gt|amp|quot|apos);")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-
-
-def _unx(match):
-    return chr(int(match.group(1), 16))
-
-
-def _entity(match):
-    """XML's five entities and character references (html.unescape would apply HTML's rules)."""
-    ref = match.group(1)
-    if ref[0] != "#":
-        return _NAMED[ref]
-    try:
-        return chr(int(ref[2:], 16) if ref[1] in "xX" else int(ref[1:]))
-    except (ValueError, OverflowError):
-        return match.group(0)
-
-
-def decode_text(raw):
-    """bytes or str of XML text content -> Python str."""
-    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    if "\r" in text:
-        # XML end-of-line handling: a literal CR LF or CR in the file means LF. A real carriage
-        # return is written as &#13; or _x000D_, which are decoded after this.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "&" in text:
-        text = _ENTITY_RE.sub(_entity, text)
-    if "_x" in text:
-        text = _XESC_RE.sub(_unx, text)
-    return text
-
-
-# <t> inside <si>/<is>; <rPh> (phonetic guide) runs are dropped first.
-_RPH_RE = re.compile(rb"<(?:\w+:)?rPh\b.*?</(?:\w+:)?rPh>", re.S)
-_T_RE = re.compile(rb"<(?:\w+:)?t(?:\s[^>]*)?>(.*?)</(?:\w+:)?t>|<(?:\w+:)?t(?:\s[^>]*)?/>", re.S)
-
-
-def _rich_text(raw):
-    if b"<rPh" in raw or b":rPh" in raw:
-        raw = _RPH_RE.sub(b"", raw)
-    parts = _T_RE.findall(raw)
-    if len(parts) == 1:
-        return decode_text(parts[0])
-    return decode_text(b"".join(parts))
-
-
-# ---------------------------------------------------------------------------------------------
-# Cell attribute text -> (type code, date kind)
-
-_A_R = re.compile(rb'\br="([A-Za-z]*)(\d*)"')
-_A_S = re.compile(rb'\bs="(\d+)"')
-_A_T = re.compile(rb'\bt="(\w+)"')
-
-
-def _col_index(letters):
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + (ord(ch) - 64)
-    return n - 1
-
-
-class _Styles(object):
-    """Which cell style indexes (``s=``) carry a date/time number format, and of which kind."""
-
-    def __init__(self, xml_bytes):
-        self.kinds = {}
-        if not xml_bytes:
-            return
-        try:
-            root = ET.fromstring(xml_bytes)
-        except ET.ParseError:
-            return
-        custom = {}
-        xfs = None
-        for child in root:
-            name = _local(child.tag)
-            if name == "numFmts":
-                for fmt in child:
-                    try:
-                        custom[int(_attr(fmt, "numFmtId"))] = _attr(fmt, "formatCode") or ""
-                    except (TypeError, ValueError):
-                        pass
-            elif name == "cellXfs":
-                xfs = child
-        if xfs is None:
-            return
-        for index, xf in enumerate(x for x in xfs if _local(x.tag) == "xf"):
-            try:
-                fmt_id = int(_attr(xf, "numFmtId") or 0)
-            except ValueError:
-                continue
-            kind = classify_format(custom[fmt_id]) if fmt_id in custom else builtin_kind(fmt_id)
-            if kind:
-                self.kinds[index] = kind
-
-
-# ---------------------------------------------------------------------------------------------
-# The book
 
 class XlsxBook(BaseBook):
     kind = "xlsx"
@@ -186,6 +59,11 @@ class XlsxBook(BaseBook):
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise FormatError("文件已损坏或不完整（xlsx 压缩结构无法打开：%s）。请确认文件已完整下载/复制，"
                               "或用 Excel/WPS 打开修复后另存一份再试" % exc)
+        try:
+            opc.check_package(self._zip, os.path.basename(path))
+        except FormatError:
+            self._zip.close()
+            raise
         self._names = {n.lower(): n for n in self._zip.namelist()}
         self._merge_cache = {}
         self._dim_cache = {}
@@ -214,28 +92,14 @@ class XlsxBook(BaseBook):
         if name is None:
             return None
         try:
-            return self._zip.read(name)
+            return opc.read_part(self._zip, name, label=os.path.basename(self.path))
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
                               "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
 
     def _rels(self, part):
         """{rId: (type tail, absolute target)} of a part's relationships."""
-        folder, base = posixpath.split(part)
-        data = self._read(posixpath.join(folder, "_rels", base + ".rels"))
-        rels = {}
-        if not data:
-            return rels
-        for rel in ET.fromstring(data):
-            target = rel.get("Target") or ""
-            if rel.get("TargetMode") == "External":
-                continue
-            if target.startswith("/"):
-                full = target.lstrip("/")
-            else:
-                full = posixpath.normpath(posixpath.join(folder, target))
-            rels[rel.get("Id")] = ((rel.get("Type") or "").rsplit("/", 1)[-1], full)
-        return rels
+        return opc.parse_rels(self._read(opc.rels_part(part)), part)
 
     def _load_workbook(self):
         wb_part = "xl/workbook.xml"
@@ -279,27 +143,22 @@ class XlsxBook(BaseBook):
     # -- shared strings ---------------------------------------------------------------------
 
     def shared_strings(self):
-        """The shared string table, parsed once by streaming over ``</si>`` boundaries."""
+        """The shared string table, parsed once: streaming over ``</si>`` boundaries by text when
+        the XML is plain, else through a real XML parser (CDATA, comments, odd quoting)."""
         if self._sst is not None:
             return self._sst
-        sst = []
         name = self._member(self._sst_part)
         if name is None:
-            self._sst = sst
-            return sst
-        simple = re.compile(rb"<(?:\w+:)?si>\s*<(?:\w+:)?t(?:\s[^>]*)?>([^<]*)</(?:\w+:)?t>\s*</(?:\w+:)?si>"
-                            rb"|<(?:\w+:)?si\s*/>|<(?:\w+:)?si\b[^>]*>(.*?)</(?:\w+:)?si>", re.S)
-        append = sst.append
-        m = re.search(rb"<(?:(\w+):)?sst\b", self._head(name, 4096))
-        p = (m.group(1) + b":") if m and m.group(1) else b""
-        for chunk in self._chunks(name, b"</" + p + b"si>"):
-            for plain, rich in simple.findall(chunk):
-                if rich:
-                    append(_rich_text(rich))
-                elif b"&" in plain or b"_x" in plain or b"\r" in plain:
-                    append(decode_text(plain))
-                else:
-                    append(plain.decode("utf-8"))
+            self._sst = []
+            return self._sst
+        p = sst_prefix(self._head(name, 4096))
+        sst = parse_sst_fast(self._chunks(name, b"</" + p + b"si>"), p)
+        if sst is None:
+            try:
+                with self._zip.open(name) as stream:
+                    sst = parse_sst_slow(stream)
+            except (ET.ParseError, zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
+                raise FormatError("xlsx 文件已损坏（共享字符串表无法解析：%s）。请用 Excel/WPS 打开修复后另存一份再试" % exc)
         self._sst = sst
         return sst
 
@@ -388,13 +247,13 @@ class XlsxBook(BaseBook):
             raise _ParseProblem("no worksheet root")
         p = (m.group(1) + b":") if m.group(1) else b""
         if info.index not in self._dim_cache:
-            dm = re.search(rb'<(?:\w+:)?dimension\s+ref="([^"]*)"', head)
-            self._dim_cache[info.index] = _dim_from_ref(dm.group(1).decode("ascii", "replace")) if dm else None
+            self._dim_cache[info.index] = dimension_ref(head)
         del head
         findall = _cell_regex(p).findall
         row_open, row_close = b"<" + p + b"row", b"</" + p + b"row>"
         lro = len(row_open)
-        is_tag, f_tag = b"<" + p + b"is>", b"<" + p + b"f"
+        is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
+        row_end = b"</" + p + b"row"
         sst = None
         kinds = self.styles.kinds
         date1904 = self.date1904
@@ -402,14 +261,23 @@ class XlsxBook(BaseBook):
         merges = []
         attr_cache = {}     # attribute text (without r=) -> (type, date kind)
         col_cache = {}      # column letters -> 0-based index
-        for chunk in self._chunks(member, row_close):
+        cell_open = re.compile(rb"<" + re.escape(p) + rb"c[\s/>]")
+        for n, chunk in enumerate(self._chunks(member, row_close)):
+            problem = chunk_problem(chunk, n == 0)
+            if problem:
+                raise _ParseProblem(problem)
             # Each chunk ends right after a </row>; splitting there gives one piece per row
             # (a piece may start with empty self-closing <row .../> tags: the row is its last
             # "<row"). The piece after the last </row> is the end of the sheet, with merges.
             pieces = chunk.split(row_close)
             tail = pieces.pop()
-            if tail and b"mergeCell" in tail:
-                merges.extend(_merge_refs(tail))
+            if chunk.count(row_end) - (tail.count(row_end) if tail else 0) != len(pieces):
+                raise _ParseProblem("a row end tag written another way (</row >?)")
+            if tail:
+                if cell_open.search(tail):
+                    raise _ParseProblem("cells after the last </row>")
+                if b"mergeCell" in tail:
+                    merges.extend(merge_refs(tail))
             for piece in pieces:
                 start = piece.rfind(row_open)
                 end = piece.find(b">", start)
@@ -419,7 +287,10 @@ class XlsxBook(BaseBook):
                 if piece[start + lro:start + lro + 4] == b' r="':
                     rnum = int(piece[start + lro + 4:piece.index(b'"', start + lro + 4)])
                 else:
-                    rm = _A_R.search(piece[start + lro:end])
+                    row_attrs = piece[start + lro:end]
+                    if not attrs_ok(row_attrs):
+                        raise _ParseProblem("row attributes %r" % row_attrs[:60])
+                    rm = _A_R.search(row_attrs)
                     rnum = int(rm.group(2)) if rm and rm.group(2) else next_row
                 next_row = rnum + 1
                 values = []
@@ -438,6 +309,11 @@ class XlsxBook(BaseBook):
                         else:
                             ci = pos          # no r=: cells simply follow each other
                     pos = ci + 1
+                    # -- type and date kind, computed once per distinct attribute text (which also
+                    # checks that text is plain double-quoted pairs the fast path reads right)
+                    meta = attr_cache.get(attrs)
+                    if meta is None:
+                        meta = attr_cache[attrs] = _cell_meta(attrs, kinds)
                     # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
                     if not raw:
                         if itext:                                   # <is><t>text</t></is>
@@ -451,23 +327,27 @@ class XlsxBook(BaseBook):
                                 _put(values, ci, value)
                             continue
                         if not inner:
-                            continue          # an empty (styled) cell or an empty string
+                            if meta[2]:
+                                continue      # an empty (styled) cell <c .../>
+                            # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
+                            # tag is written another way (</c >): let the XML parser decide
+                            raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
                         raw = _inner_value(inner, p)                # formula cells: <f>..</f><v>..</v>
                         if raw is None:
                             if is_tag in inner:
                                 value = _rich_text(inner)
                                 if value:
                                     _put(values, ci, value)
+                                elif t_tag in inner:
+                                    raise _ParseProblem("inline string not read (</t >?)")
                             elif f_tag in inner:
                                 self.warn(NOCACHE_WARNING)
+                            else:
+                                raise _ParseProblem("cell content not understood %r" % inner[:60])
                             continue
                         if not raw:
                             continue
-                    # -- type and date kind, computed once per distinct attribute text
-                    meta = attr_cache.get(attrs)
-                    if meta is None:
-                        meta = attr_cache[attrs] = _cell_meta(attrs, kinds)
-                    typ, dkind = meta
+                    typ, dkind, _closed = meta
                     if typ == "n":
                         try:
                             if b"." in raw or b"e" in raw or b"E" in raw:
@@ -528,12 +408,7 @@ class XlsxBook(BaseBook):
         if member is None:
             return (0, 0)
         if info.index not in self._dim_cache:
-            dim = None
-            head = self._head(member)
-            m = re.search(rb'<(?:\w+:)?dimension\s+ref="([^"]*)"', head)
-            if m:
-                dim = _dim_from_ref(m.group(1).decode("ascii", "replace"))
-            self._dim_cache[info.index] = dim
+            self._dim_cache[info.index] = dimension_ref(self._head(member))
         return self._dim_cache[info.index]
 
     # -- openpyxl path ----------------------------------------------------------------------
@@ -650,9 +525,12 @@ class XlsxBook(BaseBook):
     def _scan_merges(self, member):
         """<mergeCell ref=...> ranges by a plain text scan (chunks end at '>', so no tag is cut)."""
         found = []
+        carry = b""
         for chunk in self._chunks(member, b">"):
+            if carry or b"<!--" in chunk:       # a commented-out <mergeCell> is not a merge
+                chunk, carry = strip_comments(carry, chunk)
             if b"mergeCell" in chunk:
-                found.extend(_merge_refs(chunk))
+                found.extend(merge_refs(chunk))
         return _dedupe(found)
 
     def _opx_merges(self, info):
@@ -682,115 +560,3 @@ class XlsxBook(BaseBook):
 
 # ---------------------------------------------------------------------------------------------
 # helpers for the fast path
-
-_compiled = {}
-
-
-def _cell_regex(p):
-    """The cell expression for a namespace prefix (b"" or b"x:"). Groups:
-    1 column letters when r= is the first attribute; 2 the other attributes (ends with "/" for
-    an empty self-closing cell); 3 the text of a cell that is exactly <v>text</v>; 4 the text of
-    a plain inline string <is><t>text</t></is>; 5 any other inner XML (formulas, rich or
-    space-preserving inline strings), for the slower general code."""
-    if p not in _compiled:
-        e = re.escape(p)
-        _compiled[p] = re.compile(
-            rb"<" + e + rb'c\b(?: r="([A-Z]+)\d*")?([^>]*)>'
-            rb"(?:(?<!/>)(?:<" + e + rb"v>([^<]*)</" + e + rb"v></" + e + rb"c>"
-            rb"|<" + e + rb"is><" + e + rb"t>([^<]*)</" + e + rb"t></" + e + rb"is></" + e + rb"c>"
-            rb"|(.*?)</" + e + rb"c>))?", re.S)
-    return _compiled[p]
-
-
-def _prefix_of(inner):
-    m = re.match(rb"<(\w+:)", inner)
-    return m.group(1) if m else b""
-
-
-_V_RE_CACHE = {}
-
-
-def _inner_value(inner, p):
-    """The text of <v> in a cell's inner XML (formula cells: <f>..</f><v>..</v>); None if absent."""
-    rx = _V_RE_CACHE.get(p)
-    if rx is None:
-        e = re.escape(p)
-        rx = _V_RE_CACHE[p] = re.compile(rb"<" + e + rb"v(?:\s[^>]*)?>(.*?)</" + e + rb"v>", re.S)
-    m = rx.search(inner)
-    return m.group(1) if m else None
-
-
-def _cell_meta(attrs, kinds):
-    t = _A_T.search(attrs)
-    typ = t.group(1).decode("ascii") if t else "n"
-    s = _A_S.search(attrs)
-    dkind = kinds.get(int(s.group(1))) if (s and typ == "n") else None
-    return typ, dkind
-
-
-def _put(values, ci, value):
-    n = len(values)
-    if ci < n:
-        values[ci] = value
-    else:
-        if ci > n:
-            values.extend([None] * (ci - n))
-        values.append(value)
-
-
-_MERGE_RE = re.compile(rb'<(?:\w+:)?mergeCell\b[^>]*?\bref="([^"]+)"')
-_REF_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
-
-
-def _merge_refs(chunk):
-    out = []
-    for ref in _MERGE_RE.findall(chunk):
-        box = _range(ref.decode("ascii", "replace"))
-        if box:
-            out.append(box)
-    return out
-
-
-def _range(ref):
-    parts = ref.split(":")
-    a = _REF_RE.match(parts[0])
-    b = _REF_RE.match(parts[-1])
-    if not a or not b:
-        return None
-    r1, c1 = int(a.group(2)), _col_index(a.group(1)) + 1
-    r2, c2 = int(b.group(2)), _col_index(b.group(1)) + 1
-    return (min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2))
-
-
-def _dedupe(boxes):
-    seen, out = set(), []
-    for box in boxes:
-        if box not in seen:
-            seen.add(box)
-            out.append(box)
-    return out
-
-
-def _dim_from_ref(ref):
-    """'A1:J1000001' -> (1000001, 10); 'B2' -> (2, 2); a lone 'A1' -> None: some writers put
-    that whatever the size, so it says nothing."""
-    if ref.strip().upper() in ("", "A1", "$A$1"):
-        return None
-    box = _range(ref)
-    if not box:
-        return None
-    return (box[2], box[3])
-
-
-def _iso_value(text):
-    """t="d" cells (strict OOXML) hold ISO 8601 text."""
-    text = text.strip()
-    try:
-        if "T" in text or " " in text:
-            moment = datetime.datetime.fromisoformat(text.replace("Z", "").replace("T", " "))
-            return moment
-        if ":" in text:
-            return datetime.time.fromisoformat(text)
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        return text

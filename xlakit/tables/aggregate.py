@@ -1,0 +1,258 @@
+"""Aggregation: date buckets for grouping, the metric accumulators and the order of groups.
+
+Sums are exact decimals (each float enters through its shortest repr, so 0.1 + 0.2 is 0.3 and a
+total matches Excel's SUM); cells a metric cannot use are counted with examples (``SkipLog``),
+never read as 0. calc_table uses these today, pivot_table and the other table tools next.
+"""
+from ..errors import ToolError
+from .values import (Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
+                     key_value, parse_date, shorten, to_decimal)
+
+# =============================================================================================
+# Date buckets
+#--------------------------------------------------------------------------
+
+BUCKETS = ("year", "quarter", "month", "week", "day")
+BUCKET_NAMES = {"year": "年", "quarter": "季度", "month": "月", "week": "周（ISO）", "day": "日"}
+
+
+def bucket_label(day, bucket):
+    """``2024`` / ``2024-Q1`` / ``2024-03`` / ``2024-W09`` (ISO week-year and week) / ``2024-03-05``."""
+    if bucket == "year":
+        return "%04d" % day.year
+    if bucket == "quarter":
+        return "%04d-Q%d" % (day.year, (day.month - 1) // 3 + 1)
+    if bucket == "month":
+        return "%04d-%02d" % (day.year, day.month)
+    if bucket == "week":
+        iso = day.isocalendar()
+        return "%04d-W%02d" % (iso[0], iso[1])
+    if bucket == "day":
+        return "%04d-%02d-%02d" % (day.year, day.month, day.day)
+    raise ToolError("date_bucket 只能是 %s，收到的是 %r" % (" / ".join(BUCKETS), bucket))
+
+
+def check_bucket(bucket, where="date_bucket"):
+    """Normalise a bucket name (accepts a few Chinese words too) or raise a Chinese ToolError."""
+    aliases = {"年": "year", "季": "quarter", "季度": "quarter", "月": "month", "周": "week", "星期": "week",
+               "日": "day", "天": "day", "yearly": "year", "monthly": "month", "weekly": "week", "daily": "day"}
+    key = str(bucket).strip().lower()
+    key = aliases.get(key, key)
+    if key not in BUCKETS:
+        raise ToolError("%s 只能取 year / quarter / month / week / day（年/季度/月/ISO 周/日），收到的是 %r" % (
+            where, bucket))
+    return key
+
+
+class Bucketer(object):
+    """Maps a cell to its bucket label, caching by cell value (dates repeat a lot in ledgers).
+
+    Cells that are not dates give None and are counted in ``bad`` with up to 3 examples."""
+
+    def __init__(self, bucket):
+        self.bucket = bucket
+        self.cache = {}
+        self.bad = 0
+        self.bad_examples = []
+
+    def __call__(self, value, row_number):
+        try:
+            label = self.cache[value]
+        except KeyError:
+            if value is None or (value.__class__ is str and not value.strip()):
+                label = None
+            else:
+                day = parse_date(value, compact=True)
+                label = bucket_label(day, self.bucket) if day is not None else INVALID
+            if len(self.cache) > 200000:
+                self.cache.clear()
+            self.cache[value] = label
+        except TypeError:               # unhashable: cannot happen for cell values, but be safe
+            day = parse_date(value, compact=True)
+            label = bucket_label(day, self.bucket) if day is not None else INVALID
+        if label is INVALID:
+            self.bad += 1
+            if len(self.bad_examples) < 3:
+                self.bad_examples.append({"row": row_number, "value": shorten(display_text(value), 60)[0]})
+            return None
+        return label
+
+
+# =============================================================================================
+# Aggregation
+
+FUNCS = ("sum", "avg", "max", "min", "count", "distinct_count")
+_FUNC_ALIASES = {"mean": "avg", "average": "avg", "total": "sum", "求和": "sum", "合计": "sum", "平均": "avg",
+                 "平均值": "avg", "最大": "max", "最大值": "max", "最小": "min", "最小值": "min", "计数": "count",
+                 "count_distinct": "distinct_count", "nunique": "distinct_count", "distinct": "distinct_count",
+                 "去重计数": "distinct_count", "countd": "distinct_count"}
+
+
+def check_func(func, where="func"):
+    key = str(func or "").strip().lower()
+    key = _FUNC_ALIASES.get(key, key)
+    if key not in FUNCS:
+        raise ToolError("%s 不支持 %r。可用：sum 求和 / avg 平均 / max 最大 / min 最小 / count 计数（非空单元格；"
+                           "不给列则数行数）/ distinct_count 去重计数" % (where, func))
+    return key
+
+
+class SkipLog(object):
+    """Cells a metric could not use (text in a number column...): a count and 3 examples."""
+
+    __slots__ = ("count", "examples")
+
+    def __init__(self):
+        self.count = 0
+        self.examples = []
+
+    def note(self, row_number, value):
+        self.count += 1
+        if len(self.examples) < 3:
+            self.examples.append({"row": row_number, "value": shorten(display_text(value), 60)[0]})
+
+
+class SumAgg(object):
+    __slots__ = ("total", "n", "skip")
+
+    def __init__(self, skip):
+        self.total = Decimal(0)
+        self.n = 0
+        self.skip = skip
+
+    def add(self, value, row_number):
+        # fast paths first: most cells are already int/float
+        cls = value.__class__
+        if cls is int:
+            self.total += value
+            self.n += 1
+            return
+        if cls is float:
+            if value == value and value not in (float("inf"), float("-inf")):
+                self.total += Decimal(repr(value))
+                self.n += 1
+                return
+        if value is None:
+            return
+        number = to_decimal(value)
+        if number is None:
+            return
+        if number is INVALID:
+            self.skip.note(row_number, value)
+            return
+        self.total += number
+        self.n += 1
+
+    def result(self):
+        return decimal_out(self.total)
+
+
+class AvgAgg(SumAgg):
+    __slots__ = ()
+
+    def result(self):
+        if not self.n:
+            return None
+        value = float(self.total / self.n)
+        return _clean_float(float("%.12g" % value))
+
+
+class ExtremeAgg(object):
+    """max/min over numbers; over dates when the column has dates and no numbers."""
+
+    __slots__ = ("sign", "best", "best_date", "date_key", "skip", "date_rows")
+
+    def __init__(self, skip, want_max):
+        self.sign = 1 if want_max else -1
+        self.best = None
+        self.best_date = None
+        self.date_key = None
+        self.skip = skip
+        self.date_rows = []
+
+    def add(self, value, row_number):
+        number = to_decimal(value)
+        if number is None:
+            return
+        if number is not INVALID:
+            if self.best is None or (number - self.best) * self.sign > 0:
+                self.best = number
+            return
+        day = parse_date(value)
+        if day is None:
+            self.skip.note(row_number, value)
+            return
+        key = as_datetime(day)
+        if self.date_key is None or ((key > self.date_key) - (key < self.date_key)) * self.sign > 0:
+            self.date_key, self.best_date = key, day
+        if len(self.date_rows) < 3:
+            self.date_rows.append((row_number, value))
+
+    def result(self):
+        if self.best is not None:
+            return decimal_out(self.best)
+        if self.best_date is not None:
+            return display(self.best_date)
+        return None
+
+
+class CountAgg(object):
+    """count of non-empty cells (Excel COUNTA); with no column, the number of rows."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, skip=None):
+        self.n = 0
+
+    def add(self, value, row_number):
+        if value is not None and not (value.__class__ is str and not value.strip()):
+            self.n += 1
+
+    def result(self):
+        return self.n
+
+
+class DistinctAgg(object):
+    __slots__ = ("seen",)
+
+    def __init__(self, skip=None):
+        self.seen = set()
+
+    def add(self, value, row_number):
+        key = key_value(value)
+        if key is not None:
+            self.seen.add(key)
+
+    def result(self):
+        return len(self.seen)
+
+
+def make_metric(func, skip):
+    """A fresh accumulator for ``func`` (one per group) sharing the metric's SkipLog."""
+    if func == "sum":
+        return SumAgg(skip)
+    if func == "avg":
+        return AvgAgg(skip)
+    if func == "max":
+        return ExtremeAgg(skip, True)
+    if func == "min":
+        return ExtremeAgg(skip, False)
+    if func == "count":
+        return CountAgg()
+    return DistinctAgg()
+
+
+# =============================================================================================
+# Sorting and misc helpers for tools
+
+def sort_key(value):
+    """Orders mixed group keys: numbers, then text (and date labels), then booleans; None last."""
+    if value is None:
+        return (3, 0, "")
+    if isinstance(value, bool):
+        return (2, int(value), "")
+    if isinstance(value, (int, float)):
+        return (0, value, "")
+    return (1, 0, str(value))
+
+

@@ -1,0 +1,298 @@
+"""The table model: a book (sheets, streamed rows, merges) and ``Table``, one sheet with its
+header found, named columns and ``data_rows()`` that streams the data with merged blocks filled
+and 合计/小计 rows held back.
+
+Books come from ``formats.open_book(path)`` (readers by content) or ``GridBook`` (in-memory
+rows, same duck type) for tests and tools that already hold a grid.
+"""
+import difflib
+from ..errors import ToolError
+from .formats._base import SheetInfo
+from .header import HEADER_SCAN_ROWS, Column, HeaderInfo, _norm_name, _unique_names, detect_header
+from .values import TotalsDetector, col_letter, display_text, is_note_row, letter_index, range_ref
+
+MAX_LISTED_COLUMNS = 40     # column names listed in an "unknown column" error
+
+# =============================================================================================
+# In-memory book (same duck type as the format readers' books)
+
+
+
+class GridBook(object):
+    """A book over in-memory rows: ``GridBook({"Sheet1": [[...], ...]}, merges={"Sheet1": [...]})``.
+
+    Row lists are 0-based (row 1 first); rows whose cells are all None are not yielded, like the
+    file readers. Used by tests and by tools that already hold a grid."""
+
+    kind = "grid"
+
+    def __init__(self, sheets, merges=None, hidden=(), warnings=None):
+        if isinstance(sheets, list):
+            sheets = {"Sheet1": sheets}
+        self._grids = dict(sheets)
+        self._merges = dict(merges or {})
+        self.sheets = [SheetInfo(name, name in hidden, i) for i, name in enumerate(self._grids)]
+        self.warnings = list(warnings or [])
+        self.encoding = None
+
+    def sheet(self, name=None):
+        if name is None:
+            for info in self.sheets:
+                if not info.hidden:
+                    return info
+            return self.sheets[0]
+        for info in self.sheets:
+            if info.name == name:
+                return info
+        raise ToolError("没有名为「%s」的工作表。现有工作表：%s" % (name, "、".join(s.name for s in self.sheets)))
+
+    def rows(self, name=None, max_rows=None):
+        grid = self._grids[self.sheet(name).name]
+        count = 0
+        for i, row in enumerate(grid):
+            if max_rows is not None and count >= max_rows:
+                return
+            values = list(row)
+            while values and values[-1] is None:
+                values.pop()
+            if values:
+                count += 1
+                yield i + 1, values
+
+    def merges(self, name=None):
+        return list(self._merges.get(self.sheet(name).name, []))
+
+    def dimensions(self, name=None):
+        grid = self._grids[self.sheet(name).name]
+        return (len(grid), max((len(r) for r in grid), default=0))
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def open_book(path_or_book):
+    """A book from a path (through ``table_formats``, by content) or a ready book object."""
+    if not isinstance(path_or_book, str):
+        return path_or_book
+    from . import formats as table_formats            # imported here so the pure helpers above work without it
+    return table_formats.open_book(path_or_book)
+
+
+# =============================================================================================
+# Table
+
+class Table(object):
+    """One sheet as a table: header found, columns named, data rows streamed.
+
+    ``Table(book, sheet=None, header_row=None)``; ``header_row`` (1-based) forces the header row
+    (a two-row merged header starting there is still combined); ``header_row=0`` means "no header:
+    every row is data". Attributes: ``sheet_name``, ``header_rows``, ``header_row`` (first header
+    row or None), ``columns`` (list of Column), ``header_reason``, ``combined``, ``warnings``,
+    ``merged_data`` (merged ranges inside the data), and after ``data_rows()`` ran:
+    ``totals_rows`` (row numbers held back), ``note_rows``."""
+
+    def __init__(self, book, sheet=None, header_row=None, scan_rows=HEADER_SCAN_ROWS):
+        self.book = book
+        info = pick_sheet(book, sheet)
+        self.sheet_name = info.name
+        self.sheet_hidden = info.hidden
+        self._rows = book.rows(info.name)
+        merges = [tuple(m) for m in (book.merges(info.name) or [])]
+        self.merges = merges
+        sample = []
+        if header_row is not None and header_row > 0:
+            # keep the asked-for row and a few after it; rows before it are skipped entirely
+            for rownum, values in self._rows:
+                if rownum >= header_row:
+                    sample.append((rownum, values))
+                if len(sample) >= 6:
+                    break
+            if not sample or sample[0][0] != header_row:
+                self._buffer = sample
+                raise ToolError("第 %d 行是空行或超出了表格范围（工作表「%s」），不能当表头。可先用 probe_table 看表头在"
+                                   "哪一行，或不传 header_row 让工具自动识别" % (header_row, self.sheet_name))
+        else:
+            for rownum, values in self._rows:
+                sample.append((rownum, values))
+                if len(sample) >= scan_rows:
+                    break
+        if header_row == 0:
+            width = max([len(v) for _, v in sample] or [0])
+            header = HeaderInfo((), _unique_names([], width), "按参数 header_row=0：没有表头，第一行就是数据", [], width)
+        else:
+            header = detect_header(sample, merges, header_row if header_row else None)
+        self.header = header
+        self.header_rows = header.rows
+        self.header_row = header.rows[0] if header.rows else None
+        self.header_reason = header.reason
+        self.combined = header.combined
+        width = header.width
+        last_header = header.rows[-1] if header.rows else 0
+        for rownum, values in sample:
+            if rownum > last_header:
+                width = max(width, len(values))
+        names = list(header.names) + _unique_names([], width)[len(header.names):]
+        self.columns = [Column(i, col_letter(i), names[i]) for i in range(width)]
+        self.data_start = last_header + 1
+        self._buffer = [(r, v) for r, v in sample if r >= self.data_start]
+        self.merged_data = [m for m in merges if m[2] >= self.data_start and (m[2] > m[0] or m[3] > m[1])]
+        self.totals_rows = []
+        self.totals_count = 0
+        self.note_rows = []
+        self.rows_seen = 0
+        self._by_name = {c.name: c for c in self.columns}
+        self._by_norm = {}
+        for c in self.columns:
+            self._by_norm.setdefault(_norm_name(c.name), c)
+
+    @property
+    def warnings(self):
+        """The reader's warnings (some, like "formulas without cached values", appear only while
+        rows are read, so ask after the pass)."""
+        return list(getattr(self.book, "warnings", None) or [])
+
+    # -- columns ---------------------------------------------------------------------------
+    @property
+    def names(self):
+        return [c.name for c in self.columns]
+
+    def column(self, spec, param="column"):
+        """Column for a name (exact, then forgiving), a letter (``AB``) or ``列C``.
+
+        Unknown -> ToolError listing the available names (and close matches first)."""
+        if isinstance(spec, dict):
+            spec = spec.get("column")
+        if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+            spec = display_text(spec)
+        if not isinstance(spec, str) or not spec.strip():
+            raise ToolError("参数 %s 需要一个列名或列标（如 \"金额\" 或 \"C\"），收到的是 %r。%s" % (
+                param, spec, self.columns_hint()), available_columns=self.names[:60])
+        if spec in self._by_name:
+            return self._by_name[spec]
+        found = self._by_norm.get(_norm_name(spec))
+        if found is not None:
+            return found
+        text = spec.strip()
+        if text.startswith("列") and letter_index(text[1:]) is not None:
+            text = text[1:]
+        idx = letter_index(text)
+        if idx is not None:
+            if idx < len(self.columns):
+                return self.columns[idx]
+            return Column(idx, col_letter(idx), "列%s" % col_letter(idx))
+        close = difflib.get_close_matches(spec, self.names, n=3, cutoff=0.5)
+        close += [n for n in self.names if _norm_name(spec) in _norm_name(n) and n not in close][:3]
+        hint = "；你可能想找：%s" % "、".join(close[:4]) if close else ""
+        raise ToolError("找不到列「%s」（参数 %s）%s。%s" % (spec, param, hint, self.columns_hint()),
+                           available_columns=self.names[:60])
+
+    def columns_hint(self):
+        names = self.names
+        shown = "、".join(names[:MAX_LISTED_COLUMNS])
+        more = "…（共 %d 列，只列出前 %d 个）" % (len(names), MAX_LISTED_COLUMNS) if len(names) > MAX_LISTED_COLUMNS else ""
+        where = "第 %d 行是表头，" % self.header_row if self.header_row else "没有识别到表头，"
+        return "工作表「%s」%s可用的列：%s%s。也可以用列标，如 A、B、AB" % (self.sheet_name, where, shown or "（无）", more)
+
+    # -- rows --------------------------------------------------------------------------------
+    def data_rows(self, include_totals=False, fill_merged=True, skip_notes=True):
+        """Stream ``(row_number, values)`` of the data rows.
+
+        Merged blocks inside the data are filled (every covered cell shows the block's value),
+        totals rows are recorded in ``totals_rows`` and not yielded unless ``include_totals``,
+        lone footnote rows (``注：…``, ``制表人：…``) are recorded in ``note_rows`` and skipped.
+        ``values`` may be shorter than the column count (missing cells are empty); the list may be
+        modified by the caller only if it does not iterate again."""
+        is_total = TotalsDetector()
+        width = len(self.columns)
+        pending = sorted(self.merged_data) if fill_merged else []
+        ptr, active = 0, []
+        rows = self._chain()
+        for rownum, values in rows:
+            self.rows_seen += 1
+            if pending:
+                while ptr < len(pending) and pending[ptr][0] <= rownum:
+                    m = pending[ptr]
+                    ptr += 1
+                    value = values[m[1] - 1] if m[0] == rownum and m[1] - 1 < len(values) else None
+                    if value is not None:
+                        active.append((m[2], m[0], m[1] - 1, m[3], value))
+                if active:
+                    active = [a for a in active if a[0] >= rownum]
+                    for _end, start, c0, c1, value in active:
+                        if len(values) < c1:
+                            values = list(values) + [None] * (c1 - len(values))
+                        for c in range(c0, c1):
+                            if c == c0 and rownum == start:
+                                continue
+                            values[c] = value
+                    if not active and ptr >= len(pending):
+                        pending = []
+            if is_total(values):
+                self.totals_count += 1
+                if len(self.totals_rows) < 1000:
+                    self.totals_rows.append(rownum)
+                if not include_totals:
+                    continue
+            elif skip_notes and is_note_row(values, width):
+                self.note_rows.append(rownum)
+                continue
+            yield rownum, values
+
+    def _chain(self):
+        buffer, self._buffer = self._buffer, []
+        for item in buffer:
+            yield item
+        for item in self._rows:
+            yield item
+
+    def row_warnings(self, include_totals=False):
+        """Chinese notes about held-back totals rows, footnotes and filled merges (after a pass)."""
+        out = []
+        if self.totals_count:
+            rows = "、".join(str(r) for r in self.totals_rows[:8]) + ("等" if self.totals_count > 8 else "")
+            if include_totals:
+                out.append("第 %s 行是合计/小计行，按 include_totals=true 也计入了统计（注意可能重复计算）" % rows)
+            else:
+                out.append("第 %s 行是合计/小计行，已排除（避免重复计算）；如需计入请传 include_totals=true" % rows)
+        if self.note_rows:
+            out.append("第 %s 行是表尾说明（如「注：」「制表人」），已跳过" % "、".join(str(r) for r in self.note_rows[:8]))
+        if self.merged_data:
+            refs = "、".join(range_ref(*m) for m in self.merged_data[:5])
+            out.append("数据区有 %d 处合并单元格（%s%s），已把合并值填进它覆盖的每一格" % (
+                len(self.merged_data), refs, "等" if len(self.merged_data) > 5 else ""))
+        return out
+
+    def close(self):
+        self.book.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def pick_sheet(book, name=None):
+    """SheetInfo for ``name`` (None = first visible). A csv/txt file has one unnamed sheet, so a
+    sheet name given for it is ignored rather than refused."""
+    if getattr(book, "kind", None) == "csv":
+        name = None
+    return book.sheet(name if name not in ("",) else None)
+
+
+def open_table(path_or_book, sheet=None, header_row=None):
+    """``Table`` for a file path (opened by content) or a book object; closes the book on error."""
+    book = open_book(path_or_book)
+    try:
+        return Table(book, sheet=sheet, header_row=header_row)
+    except BaseException:
+        book.close()
+        raise
+
+

@@ -1,0 +1,260 @@
+"""Cells on their way into a file: the one conversion behind every writer (xlsx new and existing,
+xls, csv) and the checks on rows before anything is written.
+
+- :func:`to_cell`: a JSON value -> the value stored in an xlsx/xls cell (numbers stay numbers, ISO
+  date text becomes a real date by the readers' own date rules, ``"007"`` and ID-card numbers stay
+  text, integers over 15 digits become text because Excel would round them);
+- :func:`csv_text`: the same value as csv text;
+- :func:`prepare_rows`: rows checked and converted one at a time (generators stay streaming),
+  with Excel's limits (rows, columns, 32,767 characters a cell) as Chinese errors naming the row;
+- column widths (CJK counted double, ``values.display_width``), the header-row heuristics used
+  when appending, and :func:`excel_serial` (Excel's day number for a date).
+"""
+import datetime
+import decimal
+import json
+import math
+
+from .. import opc
+from ..errors import FormatError, ToolError
+from ..wire import json_text
+from . import values
+
+# (max rows, max columns) per sheet
+LIMITS = {"xlsx": (1048576, 16384), "xlsm": (1048576, 16384), "xls": (65536, 256)}
+CELL_TEXT_LIMIT = 32767
+# Excel keeps 15 significant digits: a longer integer would be silently rounded, so it is stored as text.
+MAX_EXACT_DIGITS = 15
+WIDTH_SAMPLE_ROWS = 1000
+WIDTH_MIN, WIDTH_MAX = 6, 60
+DATE_FORMAT = "yyyy-mm-dd"
+DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
+TIME_FORMAT = "hh:mm:ss"
+TEXT_FORMAT = "@"
+MAX_WARN_EXAMPLES = 3
+# The tool for text too long for a cell; the runtime names it only when it exists (FormatError.tool).
+TEXT_TOOL = "write_text"
+
+
+def parse_date_text(text):
+    """A real date/datetime for date text (``2024-03-05``, ``2024/3/5``, ``2024-03-05 14:30``,
+    ``2024-03-05T14:30:00``, ``2024年3月5日``), else None.
+
+    The rules are the readers' (``values.parse_date``) (what the table tools read as a date is what the writer stores as one);
+    only whole-cell, valid calendar dates from 1900 on (Excel's epoch) count: ``2024-02-30`` stays
+    text rather than becoming some other day."""
+    parsed = values.parse_date(text)
+    if parsed is None or parsed.year < 1900:
+        return None
+    return parsed
+
+
+def _json_cell(value):
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def to_cell(value, stats=None):
+    """The value stored in an xlsx/xls cell for one JSON value.
+
+    numbers stay numbers and bools stay bools; null is an empty cell; ISO date text becomes a real
+    date; all other text stays text exactly as given (``"007"`` and ID-card numbers are never turned
+    into numbers); integers longer than 15 digits are stored as text because Excel would round them;
+    nested lists/objects become JSON text. ``stats`` (a dict) collects what was changed, for warnings.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if abs(value) >= 10 ** MAX_EXACT_DIGITS:
+            note(stats, "long_int", str(value))
+            return str(value)
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        # cheap pre-check before the regex: dates start with a digit and are 8-26 characters long
+        if 8 <= len(text) <= 26 and text[:1].isdigit():
+            parsed = parse_date_text(text)
+            if parsed is not None:
+                return parsed
+        return value
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            return None if value.is_nan() else str(value)
+        if value == value.to_integral_value() and abs(value) >= 10 ** MAX_EXACT_DIGITS:
+            note(stats, "long_int", str(value))
+            return str(value)
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (datetime.date, datetime.datetime)) and value.year < 1900:
+        return value.isoformat()        # before Excel's calendar starts: only text can show it
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=None) if value.tzinfo else value
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.replace(tzinfo=None) if getattr(value, "tzinfo", None) else value
+    if isinstance(value, (list, tuple, dict)):
+        return _json_cell(value)
+    return str(value)
+
+
+def csv_text(value):
+    """csv cells are text exactly as given; numbers in their plain form, bools as Excel spells them."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple, dict)):
+        return _json_cell(value)
+    return str(value)
+
+
+def note(stats, key, example):
+    if stats is None:
+        return
+    entry = stats.setdefault(key, {"count": 0, "examples": []})
+    entry["count"] += 1
+    if len(entry["examples"]) < MAX_WARN_EXAMPLES:
+        entry["examples"].append(example)
+
+
+def is_digit_text(value):
+    return isinstance(value, str) and value.isdigit() and value.isascii()
+
+
+
+def column_widths(rows):
+    """Sensible widths for the columns of ``rows`` (a sample): widest cell + 2, within 6..60."""
+    widths = []
+    for row in rows:
+        for i, value in enumerate(row):
+            w = values.display_width(value)
+            if i >= len(widths):
+                widths.append(0)
+            if w > widths[i]:
+                widths[i] = w
+    return [min(WIDTH_MAX, max(WIDTH_MIN, w + 2)) for w in widths]
+
+
+def looks_like_header(row):
+    """First row is styled as a header only if it is all text (a row of numbers is data)."""
+    texts = [v for v in row if v is not None and v != ""]
+    return bool(texts) and all(isinstance(v, str) for v in texts)
+
+
+def is_repeated_header(new_first, old_first):
+    """True when the first row to append repeats the file's header row (merging monthly exports
+    usually sends the header again). Only a header-like row counts, all text and no numbers or
+    dates, so appending a data row that equals the first data row of a headerless file still works."""
+    old = _norm_row(old_first)
+    if not old or old != _norm_row(new_first):
+        return False
+    for cell in old:
+        if not cell:
+            continue
+        try:
+            float(cell.replace(",", ""))
+            return False
+        except ValueError:
+            pass
+        if parse_date_text(cell) is not None:
+            return False
+    return True
+
+
+def _norm_row(row):
+    cells = ["" if v is None else str(v).strip() for v in row]
+    while cells and cells[-1] == "":
+        cells.pop()
+    return cells
+
+
+
+
+def clean_xml_row(row, stats):
+    """XML cannot hold most control characters; openpyxl would refuse the whole write. Drop them."""
+    for j, v in enumerate(row):
+        if isinstance(v, str) and opc.ILLEGAL_XML_RE.search(v):
+            row[j] = opc.clean_xml_text(v)
+            note(stats, "control_chars", row[j][:20])
+    return row
+
+
+_EPOCH = datetime.datetime(1899, 12, 30)
+
+
+def excel_serial(value):
+    """Excel's day number for a date/datetime/time (1900 system, including its fake 1900-02-29)."""
+    if isinstance(value, datetime.time):
+        return (value.hour * 3600 + value.minute * 60 + value.second + value.microsecond / 1e6) / 86400.0
+    if not isinstance(value, datetime.datetime):
+        value = datetime.datetime(value.year, value.month, value.day)
+    delta = value - _EPOCH
+    serial = delta.days + (delta.seconds + delta.microseconds / 1e6) / 86400.0
+    if serial < 61:             # before 1900-03-01 Excel counts one day less (no phantom leap day yet)
+        serial -= 1
+    return int(serial) if serial == int(serial) else serial
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows before they are written
+
+def _row_error(index, row):
+    got = json_text(row)
+    if len(got) > 60:
+        got = got[:60] + "…"
+    return ToolError("rows 的第 %d 项（rows[%d]）不是数组，收到的是 %s。rows 必须是二维数组，每一行写成 [...]，"
+                        "例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]" % (index + 1, index, got))
+
+
+def prepare_rows(rows, fmt, stats):
+    """Check and convert rows one at a time (works for generators): a bad row or a limit raises
+    ToolError naming the row and column. xlsx/xls rows come out as cell values, csv rows as text."""
+    max_rows, max_cols = LIMITS.get(fmt, (None, None))
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ToolError("rows 必须是二维数组（每一行是一个数组），例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]")
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)):
+            raise _row_error(i, row)
+        if max_rows is not None and i >= max_rows:
+            raise too_many_rows(fmt, i + 1, 1)
+        if max_cols is not None and len(row) > max_cols:
+            raise ToolError("第 %d 行有 %d 列，超过 %s 每个工作表最多 %d 列的限制。%s" % (
+                i + 1, len(row), fmt, max_cols,
+                "请改存为 .xlsx（最多 16384 列）" if fmt == "xls" else "请减少列数或拆成多个工作表"))
+        if fmt == "csv":
+            yield [csv_text(v) for v in row]
+            continue
+        out = []
+        for j, value in enumerate(row):
+            cell = to_cell(value, stats)
+            if isinstance(cell, str) and len(cell) > CELL_TEXT_LIMIT:
+                raise FormatError("第 %d 行第 %d 列（%s 列）的文字有 %d 个字符，超过 Excel 单元格最多 %d 个字符的限制。"
+                                   "请把长文字拆到多个单元格" % (
+                                       i + 1, j + 1, values.col_letter(j), len(cell), CELL_TEXT_LIMIT),
+                                  tool=TEXT_TOOL)
+            out.append(cell)
+        yield out
+
+
+def too_many_rows(fmt, count, start_row):
+    max_rows = LIMITS[fmt][0]
+    where = "" if start_row <= 1 else "从第 %d 行开始写，" % start_row
+    hint = ("请改存为 .xlsx（最多 1,048,576 行）" if fmt == "xls"
+            else "请拆成多个工作表或多个文件，或改存为 .csv")
+    return ToolError("%s要写 %d 行，超过 %s 每个工作表最多 %s 行的限制。%s" % (
+        where, count, fmt, "{:,}".format(max_rows), hint))
+

@@ -1,0 +1,145 @@
+"""A new workbook, written as a minimal SpreadsheetML package straight from Python strings.
+
+The same result as openpyxl's write-only mode (inline strings, a handful of cell styles) but about
+5x faster, because openpyxl spends most of its time in its generic XML serialiser: 100k rows x 10
+columns take ~2 s instead of ~9 s, so derived tables of a million rows fit in the time limit. The
+sheet is streamed into the zip in constant memory whatever the row count; the package parts
+(content types, relationships) come from ``xlakit.opc``.
+"""
+import datetime
+import itertools
+import zipfile
+
+from .. import opc
+from .cells import (DATE_FORMAT, DATETIME_FORMAT, TIME_FORMAT, clean_xml_row, column_widths, excel_serial,
+                    is_digit_text, looks_like_header)
+from .values import col_letter
+
+# Cell styles (index into cellXfs below): 0 plain, 1 bold header, 2 date, 3 date+time, 4 time, 5 text.
+_XF_BOLD, _XF_DATE, _XF_DATETIME, _XF_TIME, _XF_TEXT = 1, 2, 3, 4, 5
+_NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_NS_REL = opc.NS_OFFICE_RELS
+_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml."
+
+_PKG_CONTENT_TYPES = opc.content_types({
+    "xl/workbook.xml": _CT + "sheet.main+xml",
+    "xl/worksheets/sheet1.xml": _CT + "worksheet+xml",
+    "xl/styles.xml": _CT + "styles+xml",
+    "docProps/core.xml": opc.CT_CORE_PROPS,
+    "docProps/app.xml": opc.CT_EXTENDED_PROPS,
+})
+_PKG_RELS = opc.relationships([
+    ("rId1", opc.REL_OFFICE_DOCUMENT, "xl/workbook.xml"),
+    ("rId2", opc.REL_CORE_PROPS, "docProps/core.xml"),
+    ("rId3", opc.REL_EXTENDED_PROPS, "docProps/app.xml"),
+])
+_PKG_WORKBOOK_RELS = opc.relationships([
+    ("rId1", _NS_REL + "/worksheet", "worksheets/sheet1.xml"),
+    ("rId2", _NS_REL + "/styles", "styles.xml"),
+])
+_PKG_APP = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+    '<Application>Microsoft Excel</Application></Properties>')
+_PKG_CORE = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    '<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+    'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+    '<dc:creator>xla</dc:creator>'
+    '<dcterms:created xsi:type="dcterms:W3CDTF">%(now)s</dcterms:created>'
+    '<dcterms:modified xsi:type="dcterms:W3CDTF">%(now)s</dcterms:modified>'
+    '</cp:coreProperties>')
+_PKG_WORKBOOK = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    '<workbook xmlns="' + _NS_MAIN + '" xmlns:r="' + _NS_REL + '">'
+    '<bookViews><workbookView activeTab="0"/></bookViews>'
+    '<sheets><sheet name="%(name)s" sheetId="1" r:id="rId1"/></sheets></workbook>')
+_PKG_STYLES = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    '<styleSheet xmlns="' + _NS_MAIN + '">'
+    '<numFmts count="3"><numFmt numFmtId="164" formatCode="' + DATE_FORMAT + '"/>'
+    '<numFmt numFmtId="165" formatCode="' + DATETIME_FORMAT + '"/>'
+    '<numFmt numFmtId="166" formatCode="' + TIME_FORMAT + '"/></numFmts>'
+    '<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font>'
+    '<font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>'
+    '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>'
+    '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
+    '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+    '<cellXfs count="6"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+    '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>'
+    '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+    '<xf numFmtId="165" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+    '<xf numFmtId="166" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+    '<xf numFmtId="49" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>'
+    '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
+    '</styleSheet>')
+
+
+def _cell_xml(ref, value, header):
+    """One <c> element. Strings are inline (no shared-string table: streaming needs no second pass)."""
+    if isinstance(value, str):
+        if not value:
+            return ""
+        space = ' xml:space="preserve"' if value[:1].isspace() or value[-1:].isspace() or "\n" in value else ""
+        style = ' s="1"' if header else (' s="5"' if is_digit_text(value) else "")
+        return '<c r="%s"%s t="inlineStr"><is><t%s>%s</t></is></c>' % (ref, style, space, opc.xml_text(value))
+    if isinstance(value, bool):
+        return '<c r="%s"%s t="b"><v>%d</v></c>' % (ref, ' s="1"' if header else "", value)
+    if isinstance(value, int):
+        return '<c r="%s"><v>%d</v></c>' % (ref, value)
+    if isinstance(value, float):
+        return '<c r="%s"><v>%s</v></c>' % (ref, repr(value))
+    if isinstance(value, datetime.datetime):
+        style = _XF_DATETIME
+    elif isinstance(value, datetime.date):
+        style = _XF_DATE
+    else:
+        style = _XF_TIME
+    return '<c r="%s" s="%d"><v>%r</v></c>' % (ref, style, excel_serial(value))
+
+
+def write_new(tmp, title, head, rest, stats, counter):
+    """A new workbook with one sheet, written streaming (constant memory whatever the row count)."""
+    header = bool(head) and looks_like_header(head[0])
+    widths = column_widths(head)
+    letters = []
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
+        zf.writestr("_rels/.rels", _PKG_RELS)
+        zf.writestr("docProps/app.xml", _PKG_APP)
+        zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
+        zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title)})
+        zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
+        zf.writestr("xl/styles.xml", _PKG_STYLES)
+        with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
+            parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                     '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView tabSelected="1" workbookViewId="0">'
+                     % (_NS_MAIN, _NS_REL)]
+            if header:
+                parts.append('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
+                             '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/>')
+            parts.append('</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>')
+            if widths:
+                parts.append("<cols>%s</cols>" % "".join(
+                    '<col min="%d" max="%d" width="%s" customWidth="1"/>' % (i + 1, i + 1, w)
+                    for i, w in enumerate(widths)))
+            parts.append("<sheetData>")
+            buffered = 0
+            for r, row in enumerate(itertools.chain(head, rest), start=1):
+                clean_xml_row(row, stats)
+                while len(letters) < len(row):
+                    letters.append(col_letter(len(letters)))
+                is_header = header and r == 1
+                cells = "".join(_cell_xml("%s%d" % (letters[c], r), v, is_header)
+                                for c, v in enumerate(row) if v is not None)
+                parts.append('<row r="%d">%s</row>' % (r, cells))
+                counter[0] += 1
+                buffered += 1
+                if buffered >= 2000:
+                    raw.write("".join(parts).encode("utf-8"))
+                    parts, buffered = [], 0
+            parts.append("</sheetData></worksheet>")
+            raw.write("".join(parts).encode("utf-8"))
+
