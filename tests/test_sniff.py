@@ -121,3 +121,16 @@ def test_huge_sparse_file_is_cheap(tmp_path):
         fh.seek((2 << 30) - 1)
         fh.write(b"\0")
     assert sniff(str(path)).kind == "unknown"
+
+
+def test_a_bom_alone_is_empty_and_damaged_utf8_is_still_text():
+    """Found by the table readers: a BOM-only csv came back "unknown", and a long UTF-8 export
+    with a few broken bytes was refused as binary."""
+    from xlakit.sniff import sniff as _sniff
+    for raw in (b"\xef\xbb\xbf", b"\xef\xbb\xbf\r\n", b"\xff\xfe"):
+        assert _sniff(raw).kind == "empty", raw
+    good = ("日期,金额,备注\n" + "2024-01-01,100,正常的中文备注内容\n" * 500).encode("utf-8")
+    damaged = good[:3000] + b"\xff\xfe" + good[3000:]
+    kind = _sniff(damaged)
+    assert kind.kind == "text" and kind.encoding == "utf-8"
+    assert _sniff(b"\x00\x01\x02binary\xff" * 100).kind == "unknown"

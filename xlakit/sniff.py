@@ -230,6 +230,13 @@ def _decode_text(head, cut):
         text = _decode_cut(head, enc, cut)
         if text is not None and _texty(text):
             return text, ("ascii" if enc == "utf-8" and max(head) < 128 else enc)
+    # A long UTF-8 export with a few damaged bytes is still UTF-8 text (the same rule as
+    # xlakit.text.detect): few replacements among many valid multi-byte characters.
+    text = head.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    multibyte = sum(1 for ch in text if ord(ch) > 127) - bad
+    if bad and bad * 100 < len(head) and multibyte > bad * 20 and _texty(text.replace("\ufffd", "")):
+        return text, "utf-8"
     text = head.decode("gb18030", "replace")
     if _texty(text):
         return text, "gb18030"
@@ -249,7 +256,7 @@ def _decode_cut(data, enc, cut):
 def _texty(text):
     sample = text[:16384]
     if not sample:
-        return False
+        return True         # nothing after a BOM: empty text, not binary (the caller says "empty")
     bad = sum(1 for ch in sample if (ord(ch) < 32 and ch not in "\t\r\n\f\v\x1a\x1b") or ch == "\ufffd")
     return "\x00" not in sample and bad <= max(2, len(sample) // 100)
 
