@@ -132,7 +132,9 @@ def main(folders):
             b = calamine(path)
             totals["cal_ok"] += 1
             cal_txt = "ok"
-        except Exception as exc:  # noqa: BLE001
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - calamine's Rust panics are BaseException
             b, cal_txt = None, "ERR %s" % str(exc)[:60]
         verdict = ""
         if a is not None and b is not None:

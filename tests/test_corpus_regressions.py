@@ -38,3 +38,56 @@ def test_japanese_era_date_format_is_a_date(run, tmp_path):
     wb.save(str(target))
     data = ok(run("read_spreadsheet", {"path": str(target)}))
     assert data["sheets"][0]["rows"][1] == ["2021-01-01"]
+
+
+def _repack(src, dst, rename):
+    import zipfile
+    with zipfile.ZipFile(str(src)) as zin, zipfile.ZipFile(str(dst), "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(rename(info.filename), zin.read(info))
+
+
+def test_xlsx_written_with_backslash_part_names_is_read(run, tmp_path):
+    """POI's 49609.xlsx and calamine's issue_530.xlsx: a Windows tool wrote ``xl\\workbook.xml``
+    and ``[content_types].xml``; we said "a zip, not a table" while calamine read it."""
+    src = tmp_path / "src.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["部门", "金额"])
+    wb.active.append(["销售", 120.5])
+    wb.save(str(src))
+    odd = tmp_path / "导出.xlsx"
+    _repack(src, odd, lambda n: n.replace("/", "\\").lower())
+    data = ok(run("read_spreadsheet", {"path": str(odd)}))
+    assert data["format"] in ("xlsx", "xlsm") and data["sheets"][0]["rows"] == [["部门", "金额"], ["销售", 120.5]]
+
+
+def test_minimal_package_with_parts_at_the_root_is_read(run, tmp_path):
+    """calamine's minimal_package.xlsx: workbook.xml and sheet1.xml at the package root, found
+    through _rels/.rels and [Content_Types].xml."""
+    import zipfile
+    ct = ('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+          'content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+          'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/'
+          'workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+          '<Override PartName="/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+          'spreadsheetml.worksheet+xml"/></Types>')
+    rels = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/officeDocument" Target="workbook.xml"/></Relationships>')
+    wbx = ('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
+           '2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+           '<sheet name="数据" sheetId="1" r:id="rId1"/></sheets></workbook>')
+    wbrels = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+              '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+              '2006/relationships/worksheet" Target="sheet1.xml"/></Relationships>')
+    sheet = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+             'spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>名称</t></is></c>'
+             '<c r="B1" t="inlineStr"><is><t>数量</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is>'
+             '<t>苹果</t></is></c><c r="B2"><v>3</v></c></row></sheetData></worksheet>')
+    target = tmp_path / "最小.xlsx"
+    with zipfile.ZipFile(str(target), "w") as zf:
+        for name, text in (("[Content_Types].xml", ct), ("_rels/.rels", rels), ("workbook.xml", wbx),
+                           ("_rels/workbook.xml.rels", wbrels), ("sheet1.xml", sheet)):
+            zf.writestr(name, text)
+    data = ok(run("read_spreadsheet", {"path": str(target)}))
+    assert data["sheets"][0]["name"] == "数据" and data["sheets"][0]["rows"] == [["名称", "数量"], ["苹果", 3]]

@@ -321,7 +321,8 @@ def _zip_entries(fh, size):
             struct.unpack_from("<H", cd, pos + 32)[0], struct.unpack_from("<I", cd, pos + 42)[0])
         raw = cd[pos + 46:pos + 46 + nlen]
         name = raw.decode("utf-8" if flags & 0x800 else "cp437", "replace")
-        entries[name.lower().lstrip("/")] = _Entry(name, method, csize, usize, offset + delta, flags)
+        # Windows tools write part names with backslashes ("xl\\workbook.xml"); readers accept them
+        entries[name.replace("\\", "/").lower().lstrip("/")] = _Entry(name, method, csize, usize, offset + delta, flags)
         pos += 46 + nlen + xlen + clen
     return entries
 
@@ -337,7 +338,7 @@ def _local_entries(head):
         raw = head[pos + 30:pos + 30 + nlen]
         if len(raw) == nlen and nlen:
             name = raw.decode("utf-8" if flags & 0x800 else "cp437", "replace")
-            entries[name.lower()] = _Entry(name, method, csize, usize, pos, flags)
+            entries[name.replace("\\", "/").lower().lstrip("/")] = _Entry(name, method, csize, usize, pos, flags)
         pos = head.find(b"PK\x03\x04", pos + 30)
     return entries
 
@@ -393,7 +394,10 @@ def _classify_zip(fh, entries, names):
     types = b""
     if "[content_types].xml" in entries:
         types = _read_small(fh, entries["[content_types].xml"]).lower()
-    if any(n.startswith("xl/workbook") and n.endswith(".xml") for n in names):
+    # the usual xl/workbook.xml, or any layout whose content types name a workbook part
+    if any(n.startswith("xl/workbook") and n.endswith(".xml") for n in names) or \
+            b"spreadsheetml.sheet.main+xml" in types or b"spreadsheetml.template.main+xml" in types or \
+            b"ms-excel.sheet.macroenabled.main+xml" in types:
         macro = b"macroenabled.main" in types or "xl/vbaproject.bin" in names
         return Kind("xlsm" if macro else "xlsx")
     if "xl/workbook.bin" in names:

@@ -64,7 +64,8 @@ class XlsxBook(BaseBook):
         except FormatError:
             self._zip.close()
             raise
-        self._names = {n.lower(): n for n in self._zip.namelist()}
+        # part names compared case-insensitively and with "/" for the backslashes Windows tools write
+        self._names = {n.replace("\\", "/").lower().lstrip("/"): n for n in self._zip.namelist()}
         self._merge_cache = {}
         self._dim_cache = {}
         self._sst = None
