@@ -91,3 +91,15 @@ def test_minimal_package_with_parts_at_the_root_is_read(run, tmp_path):
             zf.writestr(name, text)
     data = ok(run("read_spreadsheet", {"path": str(target)}))
     assert data["sheets"][0]["name"] == "数据" and data["sheets"][0]["rows"] == [["名称", "数量"], ["苹果", 3]]
+
+
+def test_workbook_with_an_embedded_word_document_is_a_workbook(run):
+    """POI's 60460.xls: the embedded document's WordDocument stream made sniff call it a .doc."""
+    import os
+    from conftest import FIXTURES
+    from xlakit.sniff import sniff
+    xls = os.path.join(FIXTURES, "poi_sheets", "60460.xls")
+    doc = os.path.join(FIXTURES, "documents", "poi", "word_with_embeded.doc")
+    assert sniff(xls).kind == "xls" and sniff(doc).kind == "doc"
+    data = ok(run("read_spreadsheet", {"path": xls, "limit": 5}))
+    assert data["format"] == "xls" and data["sheets"][0]["total_rows"] > 0

@@ -518,6 +518,37 @@ class _Ole:
         return out
 
 
+def _root_streams(ole):
+    """Lower-cased names of the entries directly under the root storage (the red-black tree of
+    the root's children), so a Word document embedded in a workbook (its own WordDocument
+    stream inside an ``MBD...`` storage) does not make the workbook look like a document."""
+    slots = []
+    seen = set()
+    sid = ole.first_dir
+    while sid not in (ENDOFCHAIN, FREESECT) and sid not in seen and len(seen) < MAX_DIR_SECTORS:
+        seen.add(sid)
+        data = ole.sector(sid)
+        for off in range(0, len(data) - 127, 128):
+            raw = data[off:off + 128]
+            nlen = struct.unpack_from("<H", raw, 64)[0]
+            name = raw[:max(0, min(nlen, 64) - 2)].decode("utf-16-le", "replace").lower()
+            left, right, child = struct.unpack_from("<III", raw, 68)
+            slots.append((name, raw[66], left, right, child))
+        sid = ole.next(sid)
+    if not slots or slots[0][1] != 5:
+        return None
+    out, stack, visited = set(), [slots[0][4]], set()
+    while stack:
+        i = stack.pop()
+        if i >= len(slots) or i in visited or len(visited) > 4096:
+            continue
+        visited.add(i)
+        name, _etype, left, right, _child = slots[i]
+        out.add(name)
+        stack += [left, right]
+    return out
+
+
 def ole_entries(source):
     """The OLE directory entries of a path or bytes (for converters that want stream sizes)."""
     if isinstance(source, (bytes, bytearray)):
@@ -544,7 +575,13 @@ def _sniff_ole(fh, size, head):
                 entries.append((name, 2, 0, 0))
         damaged = True
     names = frozenset(e[0].lower() for e in entries)
-    kind = _classify_ole(names)
+    roots = None
+    if not damaged and "worddocument" in names and ("workbook" in names or "book" in names):
+        try:       # both streams: which one is the file itself and which is embedded?
+            roots = _root_streams(_Ole(fh, size, head))
+        except (ValueError, struct.error, OSError, IndexError):
+            roots = None
+    kind = _classify_ole(frozenset(roots) if roots else names)
     kind.names = names
     if damaged:
         kind.damaged = True
