@@ -685,8 +685,20 @@ class Chart(object):
         """Labels of thin slices outside the pie, on two columns, pushed apart so none overlap."""
         fs = self.fs
         lh = fs * 1.3
+        room = {1: self.w - (cx + r + 20) - 4, -1: cx - r - 20 - 4}
+
+        def side_of(item):
+            """The side its angle points to, unless the whole label only fits on the other one
+            and the slice is near the vertical (then either side reads naturally)."""
+            mid, pct, label, _color = item
+            side = 1 if math.cos(mid) >= 0 else -1
+            need = self.fonts.width("%s %s" % (label, pct), fs)
+            if need > room[side] and need <= room[-side] and abs(math.cos(mid)) < 0.5:
+                return -side
+            return side
+        sides = [side_of(o) for o in outside]
         for side in (1, -1):
-            group = [o for o in outside if (math.cos(o[0]) >= 0) == (side == 1)]
+            group = [o for o, sd in zip(outside, sides) if sd == side]
             if not group:
                 continue
             pts = []
@@ -711,8 +723,11 @@ class Chart(object):
                 self.cv.fill_polygons(stroke_polygons([(ex, ey), (bx, by), (kx, y), (kx + side * 5, y)], 1.1), SUBTLE)
                 txt = "%s %s" % (label, pct)
                 max_w = (self.w - tx - 4) if side == 1 else (tx - 4)
-                if self.fonts.width(txt, fs) > max_w:
-                    txt = pct
+                if self.fonts.width(txt, fs) > max_w:      # shorten the name before dropping it
+                    name = label
+                    while name and self.fonts.width("%s… %s" % (name, pct), fs) > max_w:
+                        name = name[:-1]
+                    txt = "%s… %s" % (name, pct) if name else pct
                 self.text(tx, y, txt, fs, TEXT, anchor="left" if side == 1 else "right", baseline="middle")
 
     def render(self):
