@@ -63,11 +63,13 @@ def cases():
             if schema.get("type") == "string":
                 out.append((name, "huge_" + key, dict(base, **{key: "长" * 300000}), None))
             if is_path(key) and schema.get("type") == "string":
-                out += [(name, "missing_file_" + key, dict(base, **{key: "~/没有这个文件.xlsx"}), False),
+                # an input path must exist; an output path (out_path) that does not exist yet is fine
+                must_exist = None if key.startswith("out") else False
+                out += [(name, "missing_file_" + key, dict(base, **{key: "~/没有这个文件.xlsx"}), must_exist),
                         (name, "directory_" + key, dict(base, **{key: "~"}), None),
                         (name, "garbage_file_" + key, dict(base, **{key: "@garbage"}), None),
                         (name, "empty_file_" + key, dict(base, **{key: "@empty"}), None),
-                        (name, "unreadable_file_" + key, dict(base, **{key: "@unreadable"}), False)]
+                        (name, "unreadable_file_" + key, dict(base, **{key: "@unreadable"}), must_exist)]
     return out
 
 
