@@ -451,7 +451,7 @@ def test_image_workbook_made_by_libreoffice_refused(write, tmp_path):
     target = tmp_path / "图片.xlsx"
     shutil.copy(os.path.join(FIXTURES, "write_spreadsheet_image.xlsx"), str(target))
     before = digest(target)
-    data = write({"path": str(target), "sheet": "数据", "mode": "append", "rows": [["梨", 4]]}, expect_ok=False)
+    data = write({"path": str(target), "sheet": "数据", "mode": "overwrite", "rows": [["梨", 4]]}, expect_ok=False)
     assert "图片" in data["error"]
     assert digest(target) == before and leftovers(tmp_path) == []
 
@@ -670,7 +670,7 @@ def test_existing_workbook_too_big_to_resave(tmp_path, monkeypatch):
     before = digest(target)
     monkeypatch.setattr(table_write, "RESAVE_MAX_CELLS", 100)
     with pytest.raises(xla_runtime.ToolError) as err:
-        table_write.write_rows(str(target), [[1, "y"]], mode="append")
+        table_write.write_rows(str(target), [[1, "y"]], mode="overwrite")
     assert "新文件" in str(err.value) and "60 秒" in str(err.value)
     assert digest(target) == before
 

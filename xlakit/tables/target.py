@@ -150,11 +150,14 @@ def _scan_parts(zf, sheets, strings):
                     break
                 data = tail + chunk
                 if is_sheet:
-                    cells += chunk.count(b"<c ")        # a split "<c " at a chunk edge is rare and harmless
+                    # a split "<c " at a chunk edge is rare and harmless; ":c " counts prefixed
+                    # sheets (<x:c r=...>, .NET exporters), which would otherwise count as empty
+                    cells += chunk.count(b"<c ") + chunk.count(b":c ")
                     for marker, label in RISKY_SHEET_MARKERS:
                         if label not in found and marker in data:
                             found.append(label)
-                if not rich and _RICH_RUN_RE.search(data):
+                # plain substring tests first: the regex over every MB of a big sheet costs seconds
+                if not rich and (b"<r>" in data or b":r>" in data) and _RICH_RUN_RE.search(data):
                     rich = True
                 tail = data[-overlap:]
     return found, cells, rich

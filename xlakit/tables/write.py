@@ -20,7 +20,7 @@ loses), ``xlsx_new`` (fast streaming SpreadsheetML writer), ``xlsx_existing`` (o
 ``xls_write`` (xlwt), ``csv_write``; this module only dispatches.
 
 API:
-    write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False) -> dict
+    write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None) -> dict
     default_output_path(source_path, label, ext=None) -> str
     to_cell(value) -> the Python value that will be stored in an xlsx/xls cell
 
@@ -33,7 +33,7 @@ import re
 
 from .. import files, paths
 from ..errors import ToolError
-from . import csv_write, xls_write, xlsx_existing, xlsx_new
+from . import csv_write, xls_write, xlsx_append, xlsx_existing, xlsx_new
 from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, prepare_rows, to_cell  # noqa: F401 - public API
 from .target import DEFAULT_SHEET, RESAVE_MAX_CELLS, check_sheet_name, detect_format, inspect_xlsx, lossy_error, \
     too_big_to_resave
@@ -67,11 +67,13 @@ def _warnings(stats, info, path, fmt):
 
 
 
-def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False):
+def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None):
     """Write ``rows`` (an iterable of lists) to ``path``; the suffix decides the format.
 
     mode "overwrite": xlsx replaces the one sheet (others kept, same order), xls and csv replace the
     file; "append": after the last row holding a value (xlsx) or at the end of the file (csv).
+    ``styles`` (optional: ``bold_rows``, ``bold_cols``, ``number_format``, ``freeze``; see
+    ``xlsx_new``) dresses a NEW xlsx file (pivot_table's bold totals); other targets ignore it.
     Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
     sheets, header_skipped, warnings (+ encoding/delimiter for csv). Raises ToolError.
     """
@@ -113,6 +115,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False):
 
     info = {"row_count": row_count}
     counter = [0]
+    direct = None
     try:
         lock = files.locked(path)
         lock.acquire()
@@ -125,18 +128,23 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False):
             if fmt == "xlsm" and "宏（VBA 代码）" in lost:
                 # keep_vba carries the macro code over, but openpyxl still rewrites the rest
                 lost = [x for x in lost if x != "宏（VBA 代码）"] + ["宏相关的按钮、控件与部分设置"]
-            if lost and not allow_lossy:
-                raise lossy_error(path, lost)
-            if found["cells"] > RESAVE_MAX_CELLS:
-                raise too_big_to_resave(path, found["cells"], mode)
-            info["lost"] = lost
+            if lost or found["cells"] > RESAVE_MAX_CELLS:
+                # a re-save would lose parts or run out of time: append / add a sheet by editing
+                # the package directly when the write allows it (None = it needs openpyxl)
+                direct = xlsx_append.plan(path, fmt, sheet, mode, info)
+            if direct is None:
+                if lost and not allow_lossy:
+                    raise lossy_error(path, lost)
+                if found["cells"] > RESAVE_MAX_CELLS:
+                    raise too_big_to_resave(path, found["cells"], mode)
+                info["lost"] = lost
             info["rich_text"] = found["rich_text"]
         # Everything that can refuse the write runs here, before the backup copy and the temp file.
         if fmt == "csv":
             plan = csv_write.inspect(path, mode) if exists else csv_write.CsvTarget()
         elif fmt == "xls":
             plan = xls_write.plan(path, sheet, allow_lossy, info)
-        elif exists:
+        elif exists and direct is None:
             plan = xlsx_existing.plan(path, fmt, sheet, mode, info)
 
         def write(tmp):
@@ -144,11 +152,13 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False):
                 csv_write.write(path, tmp, mode, exists, plan, head, prepared, counter, info)
             elif fmt == "xls":
                 xls_write.write(tmp, plan, head, prepared, counter, info)
+            elif direct is not None:
+                xlsx_append.write(tmp, direct, head, prepared, stats, counter, info)
             elif exists:
                 xlsx_existing.write(tmp, fmt, plan, sheet, mode, head, prepared, stats, counter, info)
             else:
                 title = sheet or DEFAULT_SHEET
-                xlsx_new.write_new(tmp, title, head, prepared, stats, counter)
+                xlsx_new.write_new(tmp, title, head, prepared, stats, counter, styles=styles)
                 info.update(action="new_file", sheet=title, sheets=[title], start_row=1, total_rows=counter[0])
 
         backup = files.atomic_write(path, write, backup=exists, lock=False)

@@ -1,0 +1,309 @@
+"""Duplicate rows of a table: which rows share a key (``report``) and the table with one row per
+key (``remove``, keeping the first or the last), streamed so a 1M-row ledger never sits in memory.
+
+Why the same keys as lookup_table (``keys.KeyMaker``): ``张三 `` and ``张三``, ``1001`` and
+``"1001"``, a full-width ``１００１`` and a zero-width space pasted from a web page are one key to a
+person, so they are one key in both tools; long ID numbers are compared as text, never through
+floats. Row numbers are the ones Excel shows (1-based, title and header rows counted).
+
+A row whose key cells are all empty is never a duplicate (a missing 身份证号 does not make two
+people the same); such rows are kept and counted. With no key columns the whole row is the key.
+"""
+from .derive import PREVIEW_ROWS, TEXT_SOURCES
+from .lookup import OutValues
+from .values import CellShow, display
+
+ROWS_PER_GROUP = 20           # row numbers listed per group in the answer
+RAW_KEYS = 1000               # groups whose key cells are kept as written (for the answer)
+CHECK_EVERY = 0x3FF
+
+
+def _expired(deadline, reserve=0):
+    if deadline is None:
+        return False
+    return deadline.remaining() < reserve if reserve else deadline.expired()
+
+
+class Groups(object):
+    """One pass over ``table``: every key's first (and last) row, and for keys on several rows
+    their count and row numbers. ``stopped_at`` is the row where the deadline ended the pass."""
+
+    def __init__(self, table, indexes, keymaker, deadline=None, reserve=0, include_totals=False, store_cap=0):
+        self.table = table
+        # report mode keeps the rows it reads (up to store_cap) so it needs no second pass
+        self.store = {} if store_cap else None
+        self.stored = 0
+        self.store_cap = store_cap
+        self.indexes = list(indexes)
+        self.keymaker = keymaker
+        self.first = {}           # key -> first row number
+        self.last = {}            # key -> last row number (only keys seen twice+)
+        self.count = {}           # key -> rows (only keys seen twice+)
+        self.rownums = {}         # key -> first ROWS_PER_GROUP row numbers (only keys seen twice+)
+        self.raw = {}             # key -> key cells as written in its second row (first RAW_KEYS groups)
+        self.empty_keys = 0
+        self.scanned = 0
+        self.stopped_at = None
+        self.last_row = None
+        self._deadline = deadline
+        self._reserve = reserve
+        self._include_totals = include_totals
+
+    def scan(self):
+        """Read the table once (for keep="last" and for report)."""
+        for _ in self.iter_new():
+            pass
+
+    def iter_new(self):
+        """Read the table once, yielding ``(rownum, values)`` of the rows a keep-first ``remove``
+        keeps (first occurrences and empty keys) while counting every group."""
+        row_key = self.keymaker.row_key
+        indexes = self.indexes
+        first, count, rownums, last = self.first, self.count, self.rownums, self.last
+        deadline, reserve = self._deadline, self._reserve
+        for rownum, values in self.table.data_rows(include_totals=self._include_totals):
+            self.scanned += 1
+            if not self.scanned & CHECK_EVERY and _expired(deadline, reserve):
+                self.stopped_at = rownum
+                self.scanned -= 1          # the row where time ran out was not looked at
+                return
+            self.last_row = rownum
+            key = row_key(values, indexes)
+            if key is None:
+                self.empty_keys += 1
+                yield rownum, values
+                continue
+            store = self.store
+            if store is not None:
+                self.stored += 1
+                if self.stored > self.store_cap:
+                    self.store = None            # too many: the report reads the table again instead
+                else:
+                    bucket = store.get(key)
+                    if bucket is None:
+                        store[key] = [(rownum, values)]
+                    else:
+                        bucket.append((rownum, values))
+            seen = first.get(key)
+            if seen is None:
+                first[key] = rownum
+                yield rownum, values
+                continue
+            n = count.get(key)
+            if n is None:
+                count[key] = 2
+                rownums[key] = [seen, rownum]
+                if len(self.raw) < RAW_KEYS:
+                    self.raw[key] = self._key_cells(values)
+            else:
+                count[key] = n + 1
+                if len(rownums[key]) < ROWS_PER_GROUP:
+                    rownums[key].append(rownum)
+            last[key] = rownum
+
+    def _key_cells(self, values):
+        columns = self.table.columns
+        n = len(values)
+        return {columns[i].name: display(values[i]) if i < n else None for i in self.indexes}
+
+    def listing(self, keep=None, offset=0, limit=None):
+        """Groups in order of first appearance: [{key, count, rows, (kept_row)}]."""
+        keys = sorted(self.count, key=self.first.__getitem__)
+        stop = len(keys) if limit is None else offset + limit
+        out = []
+        for key in keys[offset:stop]:
+            item = {"key": self.raw.get(key) or dict(zip([self.table.columns[i].name for i in self.indexes],
+                                                           list(key))),
+                    "count": self.count[key], "rows": self.rownums[key]}
+            if keep is not None:
+                item["kept_row"] = self.first[key] if keep == "first" else self.last[key]
+            out.append(item)
+        return out
+
+    @property
+    def group_count(self):
+        return len(self.count)
+
+    @property
+    def removable(self):
+        """Rows a ``remove`` drops: every row of a group but one."""
+        return sum(self.count.values()) - len(self.count)
+
+    @property
+    def rows_in_groups(self):
+        return sum(self.count.values())
+
+    def keep_rows(self, keep):
+        """Row numbers kept by ``remove`` for groups (keep first or last); None = everything else."""
+        if keep == "last":
+            return self.last
+        return {k: self.first[k] for k in self.count}
+
+
+class Remover(object):
+    """``rows()`` yields the header and the rows ``remove`` keeps, in table order.
+
+    keep="first": one pass, writing while counting. keep="last": ``groups`` must come from a
+    first pass over the same table (``Groups.scan()``), and ``table`` is a fresh copy of it: a row
+    of a group is written only at its last occurrence."""
+
+    def __init__(self, table, indexes, keymaker, keep="first", groups=None, deadline=None, include_totals=False):
+        self.table = table
+        self.indexes = list(indexes)
+        self.keymaker = keymaker
+        self.keep = keep
+        self.groups = groups if groups is not None else Groups(table, indexes, keymaker, deadline,
+                                                               include_totals=include_totals)
+        self.deadline = deadline
+        self.include_totals = include_totals
+        self.written = 0
+        self.scanned = 0
+        self.stopped_at = None
+        self.show = CellShow(100)
+        self.preview = []
+        self.preview_rows = []
+        self.text_source = getattr(table.book, "kind", None) in TEXT_SOURCES
+        self.header = list(table.names)
+        self.convert = OutValues()
+
+    def _out(self, values):
+        width = len(self.header)
+        if self.text_source:
+            out = self.convert.row(values, width)
+        else:
+            n = len(values)
+            out = [values[i] if i < n else None for i in range(width)]
+        if len(self.preview) < PREVIEW_ROWS:
+            self.preview.append(self.show.row(out))
+        self.written += 1
+        return out
+
+    def rows(self):
+        yield self.header
+        if self.keep == "last":
+            for row in self._rows_last():
+                yield row
+            return
+        groups = self.groups
+        for rownum, values in groups.iter_new():
+            if len(self.preview_rows) < PREVIEW_ROWS:
+                self.preview_rows.append(rownum)
+            yield self._out(values)
+        self.scanned = groups.scanned
+        self.stopped_at = groups.stopped_at
+
+    def _rows_last(self):
+        groups = self.groups
+        row_key = self.keymaker.row_key
+        indexes = self.indexes
+        last = groups.last
+        limit = groups.last_row if groups.stopped_at is not None else None
+        deadline = self.deadline
+        for rownum, values in self.table.data_rows(include_totals=self.include_totals):
+            self.scanned += 1
+            if limit is not None and rownum > limit:
+                self.stopped_at = groups.stopped_at
+                return
+            if not self.scanned & CHECK_EVERY and _expired(deadline):
+                self.stopped_at = rownum
+                return
+            key = row_key(values, indexes)
+            if key is not None:
+                at = last.get(key)
+                if at is not None and at != rownum:
+                    continue
+            if len(self.preview_rows) < PREVIEW_ROWS:
+                self.preview_rows.append(rownum)
+            yield self._out(values)
+        self.stopped_at = groups.stopped_at
+
+
+class ReportRows(object):
+    """The rows of every duplicate group, for the report file: ``重复组`` (group number, in order of
+    first appearance), ``原行号``, then the table's columns; a second pass over a fresh table."""
+
+    def __init__(self, table, indexes, keymaker, groups, deadline=None, include_totals=False, cap=100000,
+                 reserve=12.0):
+        self.table = table
+        self.indexes = list(indexes)
+        self.keymaker = keymaker
+        self.groups = groups
+        self.deadline = deadline
+        self.include_totals = include_totals
+        self.cap = cap
+        self.reserve = reserve        # seconds kept for writing the collected rows
+        self.header = ["重复组", "原行号"] + list(table.names)
+        self.number = {}
+        for i, key in enumerate(sorted(groups.count, key=lambda k: groups.first[k])):
+            self.number[key] = i + 1
+        self.written = 0
+        self.capped = False
+        self.stopped_at = None
+
+    def from_store(self):
+        """The same as ``collect()`` from the rows the first pass kept (``Groups(store_cap=...)``)."""
+        out = {}
+        convert = OutValues()
+        text_source = getattr(self.table.book, "kind", None) in TEXT_SOURCES
+        width = len(self.table.columns)
+        taken = 0
+        store = self.groups.store
+        for key, g in sorted(self.number.items(), key=lambda item: item[1]):
+            rows = []
+            for rownum, values in store[key]:
+                if taken >= self.cap:
+                    self.capped = True
+                    break
+                n = len(values)
+                rows.append((rownum, convert.row(values, width) if text_source else
+                             [values[i] if i < n else None for i in range(width)]))
+                taken += 1
+            if rows:
+                out[g] = rows
+            if self.capped:
+                break
+        return out
+
+    def collect(self):
+        """{group number: [(rownum, values)]} read in one pass (capped at ``cap`` rows)."""
+        number = self.number
+        out = {}
+        row_key = self.keymaker.row_key
+        indexes = self.indexes
+        limit = self.groups.last_row if self.groups.stopped_at is not None else None
+        text_source = getattr(self.table.book, "kind", None) in TEXT_SOURCES
+        convert = OutValues()
+        width = len(self.table.columns)
+        scanned = 0
+        taken = 0
+        if not number:
+            return out
+        for rownum, values in self.table.data_rows(include_totals=self.include_totals):
+            scanned += 1
+            if limit is not None and rownum > limit:
+                break
+            if not scanned & CHECK_EVERY and _expired(self.deadline, self.reserve):
+                self.stopped_at = rownum
+                break
+            key = row_key(values, indexes)
+            g = number.get(key) if key is not None else None
+            if g is None:
+                continue
+            if taken >= self.cap:
+                self.capped = True     # the groups themselves are complete (first pass)
+                break
+            if text_source:
+                cells = convert.row(values, width)
+            else:
+                n = len(values)
+                cells = [values[i] if i < n else None for i in range(width)]
+            out.setdefault(g, []).append((rownum, cells))
+            taken += 1
+        return out
+
+    def rows(self, collected):
+        yield self.header
+        for g in sorted(collected):
+            for rownum, values in collected[g]:
+                self.written += 1
+                yield [g, rownum] + values
