@@ -5,9 +5,15 @@ GBK, the HTML tables that business systems export under an ``.xls`` name, an xls
 ``.xls``. The suffix is often a lie, so ``sniff(path)`` looks at the bytes:
 
 - zip with an Excel workbook part -> "xlsx" (any zip: .xlsx, .xlsm, a renamed .xls);
-  other zips (docx, ods, pptx, plain zip) and broken zips -> FormatError saying what it is;
-- OLE compound file -> "xls" when it holds a ``Workbook``/``Book`` stream; an encrypted OOXML
-  package (``EncryptionInfo``/``EncryptedPackage``) or a Word/PowerPoint file -> FormatError;
+  other zips (docx, odt, pptx, plain zip) and broken zips -> FormatError saying what it is;
+- zip with an OpenDocument spreadsheet mimetype -> "ods" (LibreOffice/WPS ``.ods``);
+- OLE compound file -> "xls" when it holds a ``Workbook``/``Book`` stream (this includes WPS
+  ``.et`` files, which are BIFF inside OLE like xls and go to the same reader; sniff calls them
+  "et" and the book then says ``kind == "et"``); an encrypted OOXML package
+  (``EncryptionInfo``/``EncryptedPackage``) or a Word/PowerPoint file -> FormatError;
+- XML whose root is a SpreadsheetML 2003 ``<Workbook>`` (the ``urn:schemas-microsoft-com:
+  office:spreadsheet`` namespace in the first 64 KB) -> "spreadsheetml", whatever the suffix
+  (bank and ERP exports call it ``.xls``); a single-file OpenDocument spreadsheet -> "fods";
 - text starting with ``<`` that has a ``<table`` in its first 64 KB -> "html";
 - other decodable text -> "csv"; PDF, empty files and binary garbage -> FormatError.
 
@@ -15,10 +21,13 @@ GBK, the HTML tables that business systems export under an ``.xls`` name, an xls
 ``sheets``, ``warnings``, ``encoding``, ``delimiter``, ``sheet()``, ``rows()``, ``merges()``,
 ``dimensions()``, ``close()``; it is a context manager). Each format lives in its own module:
 ``xlsx`` (fast streaming parser, openpyxl fallback), ``xls`` (xlrd), ``delimited`` (csv module),
-``html_table`` (html.parser). Cell values are None/str/int/float/bool/date/datetime/time with
-the same rules everywhere (``_base``).
+``html_table`` (html.parser), ``spreadsheetml`` (SpreadsheetML 2003, streamed ElementTree),
+``ods`` (OpenDocument: a text parser with a tree-parser fallback, repeats expanded under a cap).
+Cell values are None/str/int/float/bool/date/datetime/time with the same rules everywhere
+(``_base``).
 """
 import codecs
+import re
 
 from ... import sniff as sniffer
 from ... import text as xtext
@@ -30,15 +39,16 @@ __all__ = ["FormatError", "SheetInfo", "BaseBook", "sniff", "open_book", "NOCACH
 HEAD = sniffer.HEAD
 ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
 DAMAGED = "文件已损坏或不完整（%s）。请确认文件已完整下载/复制；能用 Excel/WPS 打开的话，另存一份再试"
-NOT_TABLE = "不是表格文件（%s）。支持 xlsx/xlsm/xls/csv/tsv/txt，以及系统导出的网页格式 .xls"
+NOT_TABLE = ("不是表格文件（%s）。支持 xlsx/xlsm/xls/et/ods/csv/tsv/txt，以及系统导出的网页格式和"
+             " Excel 2003 XML 格式的 .xls")
 # What the toolbox's document reader takes instead; the runtime names it only if it exists.
 DOCUMENT_TOOL = "read_document"
 
 
 def sniff(path):
-    """"xlsx" | "xls" | "csv" | "html": the tables' policy on top of ``xlakit.sniff`` (which says
-    what the bytes are); FormatError, in Chinese and naming the tool to use where one fits,
-    for everything a table reader does not take."""
+    """"xlsx" | "xls" | "et" | "ods" | "fods" | "spreadsheetml" | "csv" | "html": the tables'
+    policy on top of ``xlakit.sniff`` (which says what the bytes are); FormatError, in Chinese
+    and naming the tool to use where one fits, for everything a table reader does not take."""
     try:
         kind = sniffer.sniff(path)
     except FileNotFoundError:
@@ -63,10 +73,18 @@ def sniff(path):
     if k in ("xls", "et"):
         if kind.mime == "application/vnd.ms-excel.biff4":
             raise FormatError("这是 Excel 2.x–4.0 的老格式工作表，无法直接读取。请用 Excel/WPS 打开后另存为 .xlsx 再试")
-        return "xls"
+        return k
+    if k == "ods":
+        if kind.damaged:
+            raise FormatError(DAMAGED % "压缩结构不完整，可能只下载/复制了一部分")
+        return "ods"
     if k in ("html", "xml", "text"):
         start = _markup_start(path, kind)
-        if start.startswith("<") and "<table" in start and not _SPREADSHEET_ML(start):
+        if _SPREADSHEET_ML(start):
+            return "spreadsheetml"
+        if k == "xml" and _FLAT_ODS(start):
+            return "fods"
+        if start.startswith("<") and "<table" in start:
             return "html"
         if k == "text" or (k == "xml" and kind.detail == sniffer.LABELS["xml"]
                            and not start.startswith(("<?xml", "<!doctype"))):
@@ -91,8 +109,21 @@ def _text_after_all(path, kind):
     return "unknown"
 
 
+_WORKBOOK_RE = re.compile(r"<(?:[a-z_][\w.-]*:)?workbook[\s>/]")
+
+
 def _SPREADSHEET_ML(low):
-    return "urn:schemas-microsoft-com:office:spreadsheet" in low and "<workbook" in low
+    """SpreadsheetML 2003: its namespace and a ``Workbook`` element (``<Workbook`` or a prefixed
+    ``<ss:Workbook``) near the start; an Excel "web page" (HTML) names the excel namespace, not
+    this one."""
+    if "urn:schemas-microsoft-com:office:spreadsheet" not in low:
+        return False
+    m = _WORKBOOK_RE.search(low)
+    return m is not None and not ("<html" in low[:m.start()] or "<table" in low[:m.start()])
+
+
+def _FLAT_ODS(low):
+    return "<office:document" in low and "application/vnd.oasis.opendocument.spreadsheet" in low
 
 
 def _markup_start(path, kind):
@@ -113,13 +144,9 @@ def _refusal(kind):
         return DAMAGED % "压缩结构不完整，可能只下载/复制了一部分", None
     if k == "xlsb":
         return "这是 Excel 二进制工作簿（.xlsb），暂不支持。请用 Excel/WPS 另存为 .xlsx 再试", None
-    if k == "ods":
-        return "这是 OpenDocument 表格（.ods），请用 WPS/Excel 另存为 .xlsx", None
     if k in ("docx", "doc", "wps", "odt", "pptx", "ppt", "odp", "rtf", "pdf"):
         return "这是%s，不是表格" % detail, DOCUMENT_TOOL
     if k == "xml":
-        if "SpreadsheetML" in detail:
-            return "这是 Excel 2003 XML 表格（SpreadsheetML），暂不支持直接读取。请用 Excel/WPS 打开后另存为 .xlsx 再试", None
         return "这是 XML 文件，里面没有表格（<table>），无法按表格读取", DOCUMENT_TOOL
     if k in ("html", "mhtml"):
         return "这是网页文件，里面没有表格（<table>），无法按表格读取", DOCUMENT_TOOL
@@ -139,14 +166,23 @@ def _refusal(kind):
 def open_book(path, **options):
     """Open ``path`` with the reader its content calls for. Raises FormatError.
 
-    ``options`` go to the reader (``reader="openpyxl"`` for xlsx, used by tests)."""
+    ``options`` go to the reader (``reader="openpyxl"`` for xlsx, ``reader="tree"`` for ods; used
+    by tests)."""
     kind = sniff(path)
     if kind == "xlsx":
         from .xlsx import XlsxBook
         return XlsxBook(path, **options)
-    if kind == "xls":
+    if kind in ("xls", "et"):
         from .xls import XlsBook
-        return XlsBook(path)
+        book = XlsBook(path)
+        book.kind = kind            # a WPS .et says so in read_spreadsheet's "format"
+        return book
+    if kind in ("ods", "fods"):
+        from .ods import OdsBook
+        return OdsBook(path, flat=kind == "fods", reader=options.get("reader"))
+    if kind == "spreadsheetml":
+        from .spreadsheetml import SpreadsheetMLBook
+        return SpreadsheetMLBook(path)
     if kind == "html":
         from .html_table import HtmlBook
         return HtmlBook(path)

@@ -1,0 +1,801 @@
+"""Reader for OpenDocument spreadsheets (``.ods``, LibreOffice/WPS/Numbers exports) and their
+single-file XML form (``.fods``).
+
+Why a reader of its own and not "save it as xlsx": LibreOffice and WPS users send ``.ods`` as a
+matter of course, and the toolbox must not make them leave the conversation to convert it.
+
+Two parsers read the sheet XML (``content.xml``), streamed in 1 MB chunks:
+
+- the text parser (default): rows cut out of the byte stream with ``bytes.find``, cells split
+  the same way, each distinct attribute text decoded once; ElementTree only for a cell with rich
+  content (spans, several paragraphs, ``<text:s/>``). It is about four times faster than a tree
+  walk, which matters at 100k rows. It reads only what it is sure of: the root must bind the
+  usual ``table:``/``office:``/``text:`` prefixes, and a comment, CDATA, odd quoting, a
+  sub-table or anything else unexpected in a row sends the sheet to
+- the tree parser (``XLA_ODS_READER=tree`` or ``reader="tree"``): ``ElementTree.XMLPullParser``,
+  one ``table-row`` at a time, each row dropped from the tree once read. Both give the same rows
+  (the tests check that on every fixture and on calamine's corpus).
+
+ODS stores values typed, beside their display text:
+``office:value-type`` float/percentage/currency -> ``office:value`` as a number (a percentage
+stays the fraction, 15 % -> 0.15, as the xlsx reader gives it), date -> ``office:date-value``
+(``date`` or ``datetime``), time -> ``office:time-value`` (an ISO duration: ``time`` below a
+day, a number of days at or above, like elapsed formats in ``_base``), boolean -> ``bool``
+(also the number 1/0 shown exactly ``TRUE``/``FALSE``: LibreOffice keeps an xlsx boolean so),
+string -> the text (paragraphs joined by newlines, ``<text:s>`` runs of spaces expanded,
+comments left out). Long digit strings stay text because ODS says they are strings.
+
+ODS compresses runs with ``number-rows-repeated`` / ``number-columns-repeated``. An empty repeat
+just moves the position (LibreOffice ends every sheet with an empty row repeated to 1,048,576
+rows and cells repeated to 16,384 columns: that costs nothing); a repeat that carries a value is
+expanded, up to 16,384 columns and :data:`MAX_REPEAT_CELLS` cells per sheet, after which the
+reader stops expanding and warns (a crafted file that repeats one cell a billion times by a
+billion stays bounded). ``number-columns-spanned`` / ``number-rows-spanned`` on a cell become
+merges (the covered cells read as empty, as in a merged xlsx block).
+
+Safety: the zip is checked against bombs by ``xlakit.opc`` before anything is inflated; an
+encrypted package (``manifest:encryption-data``) is refused with a Chinese message; DTDs are
+refused (no entity expansion). A sheet is read whole on first use and one sheet is kept at a time;
+reading stops :data:`PARSE_SECONDS` after the book was opened, with the rows so far and a warning.
+"""
+import datetime
+import html
+import os
+import re
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+import zlib
+
+from ... import opc
+from ._base import BaseBook, FormatError, SheetInfo, number
+from .spreadsheetml import _no_gc
+
+NS_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+NS_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+NS_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+T = "{%s}" % NS_TABLE
+O = "{%s}" % NS_OFFICE
+X = "{%s}" % NS_TEXT
+
+TABLE, ROW, CELL, COVERED = T + "table", T + "table-row", T + "table-cell", T + "covered-table-cell"
+MAX_COLS = 16384
+MAX_ROWS = 1048576
+MAX_REPEAT_CELLS = 2000000     # cells a sheet may gain by expanding repeats that carry values
+CHUNK = 1 << 20
+
+ENCRYPTED = "这个 OpenDocument 表格（.ods）已加密（设置了打开密码），无法读取。请在 LibreOffice/WPS 里去掉密码后另存一份再试"
+DAMAGED = "OpenDocument 表格（.ods）已损坏或不完整（%s）。请确认文件已完整下载/复制；能用 LibreOffice/WPS 打开的话，另存一份再试"
+# Reading stops this long after the book was opened (the host kills a tool at 60 s; a partial
+# sheet with a warning is an answer, a killed process is not).
+PARSE_SECONDS = 40
+OUT_OF_TIME = ("文件很大，读了 %d 秒后停止：工作表「%s」只读到第 %d 行，后面的行没有读取，结果不完整。"
+               "请在 LibreOffice/WPS/Excel 里另存为 .xlsx（读取快得多）再试")
+REPEAT_CAPPED = ("工作表「%s」里有成片重复的单元格（文件用“重复 N 次”压缩存放），展开后超过 %d 个，"
+                 "超出的部分没有读取。如确需全部数据，请在 LibreOffice/WPS 里打开后另存为 .xlsx 再试")
+
+_TABLE_TAG_RE = re.compile(rb"<((?:[A-Za-z_][\w.-]*:)?)table([\s/>])")
+_ATTR_RE = re.compile(r"""([\w.-]+:)?([\w.-]+)\s*=\s*("[^"]*"|'[^']*')""")
+_STYLE_RE = re.compile(rb"<(?:[\w.-]+:)?style\s([^>]*?)(/?)>(.*?)(?:</(?:[\w.-]+:)?style>|(?=<(?:[\w.-]+:)?style\s))",
+                       re.S)
+_DISPLAY_FALSE_RE = re.compile(rb"""display\s*=\s*["']false["']""")
+_DURATION_RE = re.compile(r"^(-)?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)D)?"
+                          r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+_DATE_RE = re.compile(r"^(-?\d{4,})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:[.,](\d+))?)?)?(Z|[+-]\d\d:?\d\d)?$")
+
+
+_BOOL_TEXT = {"TRUE": 1, "FALSE": 0, "真": 1, "假": 0}
+
+_ROOT_TAG_RE = re.compile(rb"<office:document(?:-content)?\b[^>]*>")
+_XMLNS_RE = re.compile(rb'xmlns:([\w.-]+)\s*=\s*"([^"]*)"')
+_NEXT_RE = re.compile(rb"<table:table(-row)?[\s/>]|</table:table>")
+_ROW_OR_END_RE = re.compile(rb"<table:table-row[\s/>]|</table:table>|<table:table[\s>]")
+_ATTR_B_RE = re.compile(rb'([\w.-]+:[\w.-]+)="([^"]*)"')
+_XML_ENTITY_RE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
+
+
+class _OutOfTime(Exception):
+    def __init__(self, sheet, row):
+        Exception.__init__(self, row)
+        self.sheet = sheet
+        self.row = row
+
+
+class _Fallback(Exception):
+    """The text parser met XML it does not read with certainty: use the tree parser."""
+
+
+def _bounded(raw, cap):
+    if raw is None:
+        return 1
+    try:
+        return max(1, min(int(raw), cap))
+    except ValueError:
+        return 1
+
+
+def _unescape(raw):
+    text = raw.decode("utf-8")
+    if "&" in text:
+        text = _XML_ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _plain_text(inner):
+    """The text of ``<text:p>plain</text:p>`` (one paragraph, no markup), "" for ``<text:p/>``;
+    None when the cell holds anything richer (the tree parser reads those)."""
+    if inner.startswith(b"<text:p>") and inner.endswith(b"</text:p>") and inner.count(b"<") == 2:
+        return _unescape(inner[8:-9])
+    if inner == b"<text:p/>":
+        return ""
+    return None
+
+
+def _attrs(text):
+    """{local name: value} of a start tag's attribute text (prefixes dropped)."""
+    out = {}
+    for _prefix, name, value in _ATTR_RE.findall(text):
+        out[name] = html.unescape(value[1:-1])
+    return out
+
+
+def parse_date(text):
+    """ODS ``date-value`` -> ``date`` (no time part) / ``datetime``; the text itself if odd."""
+    m = _DATE_RE.match(text.strip())
+    if not m:
+        return text
+    y, mo, d, hh, mi, ss, frac, _tz = m.groups()
+    try:
+        if hh is None:
+            return datetime.date(int(y), int(mo), int(d))
+        micro = int(round(float("0." + frac) * 1e6)) if frac else 0
+        if micro >= 1000000:
+            micro = 999999
+        return datetime.datetime(int(y), int(mo), int(d), int(hh), int(mi), int(ss or 0), micro)
+    except ValueError:
+        return text
+
+
+def parse_duration(text):
+    """ODS ``time-value`` (ISO 8601 duration, ``PT10H30M00S``) -> ``time`` below one day, else the
+    number of days (an elapsed time is not a clock time); the text itself if odd."""
+    m = _DURATION_RE.match(text.strip())
+    if not m:
+        return text
+    neg, years, months, days, hours, minutes, seconds = m.groups()
+    if years or months:
+        return text
+    total = (float(days or 0) * 86400 + float(hours or 0) * 3600 + float(minutes or 0) * 60
+             + float(seconds or 0))
+    if neg:
+        total = -total
+    if 0 <= total < 86400:
+        us = int(round(total * 1000000))
+        us = min(us, 86400 * 1000000 - 1)
+        sec, micro = divmod(us, 1000000)
+        mins, sec = divmod(sec, 60)
+        hrs, mins = divmod(mins, 60)
+        return datetime.time(hrs, mins, sec, micro)
+    return number(total / 86400.0)
+
+
+def _text_of(el, out):
+    """Append the text of a paragraph element (spans, links, runs of spaces, tabs, breaks)."""
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        tag = child.tag
+        if tag == X + "s":
+            try:
+                out.append(" " * max(1, min(int(child.get(X + "c") or 1), 10000)))
+            except ValueError:
+                out.append(" ")
+        elif tag == X + "tab":
+            out.append("\t")
+        elif tag == X + "line-break":
+            out.append("\n")
+        elif tag in (O + "annotation", O + "annotation-end", X + "note", X + "bookmark", X + "ruby-text"):
+            pass
+        else:
+            _text_of(child, out)
+        if child.tail:
+            out.append(child.tail)
+
+
+def cell_text(cell):
+    paras = []
+    for child in cell:
+        if child.tag in (X + "p", X + "h"):
+            out = []
+            _text_of(child, out)
+            paras.append("".join(out))
+        elif child.tag == X + "list":
+            out = []
+            _text_of(child, out)
+            paras.append("".join(out))
+    return "\n".join(paras)
+
+
+def cell_value(cell):
+    """The Python value of one ``table-cell`` element."""
+    vt = cell.get(O + "value-type")
+    if vt in ("float", "percentage", "currency"):
+        raw = cell.get(O + "value")
+        if raw is not None:
+            try:
+                value = number(float(raw))
+            except ValueError:
+                value = None
+            if value is not None:
+                if (value == 0 or value == 1) and vt == "float" and len(cell) == 1:
+                    # LibreOffice keeps an xlsx boolean as the number 1/0 shown "TRUE"/"FALSE"
+                    shown = cell_text(cell).strip()
+                    if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
+                        return bool(value)
+                return value
+    elif vt == "date":
+        raw = cell.get(O + "date-value")
+        if raw:
+            return parse_date(raw)
+    elif vt == "time":
+        raw = cell.get(O + "time-value")
+        if raw:
+            return parse_duration(raw)
+    elif vt == "boolean":
+        raw = (cell.get(O + "boolean-value") or "").strip().lower()
+        if raw in ("true", "1"):
+            return True
+        if raw in ("false", "0"):
+            return False
+    elif vt == "string":
+        raw = cell.get(O + "string-value")
+        if raw is not None:
+            return raw if raw != "" else None
+    if len(cell) == 0:
+        return None
+    text = cell_text(cell)
+    return text if text != "" else None
+
+
+def add_row(sheet, rownum, repeat, cells, budget):
+    """Put one row into ``sheet``: ``cells`` is [(value, columns repeated, columns spanned, rows
+    spanned)], ``budget`` a one-item list of the cells repeats may still add. Returns (the row
+    number after it, whether a cap was hit). Shared by the tree and the text parser."""
+    values = []
+    col = 0
+    merges = []
+    capped = False
+    for value, n, cs, rs in cells:
+        n = min(n, MAX_COLS - col)
+        if n <= 0:
+            break
+        if value is not None:
+            if n > 1:
+                if n > budget[0]:
+                    n = max(1, budget[0])
+                    capped = True
+                budget[0] -= n - 1
+            if len(values) < col:
+                values.extend([None] * (col - len(values)))
+            if n == 1:
+                values.append(value)
+            else:
+                values.extend([value] * n)
+        if cs > 1 or rs > 1:
+            merges.append((col + 1, rs, cs))
+        col += n
+    while values and values[-1] is None:
+        values.pop()
+    first = rownum + 1
+    if values or merges:
+        times = repeat
+        if times > 1 and values:
+            width = max(1, len(values))
+            allowed = budget[0] // width + 1
+            if times > allowed:
+                times = max(1, allowed)
+                capped = True
+            budget[0] -= (times - 1) * width
+        times = min(times, MAX_ROWS - rownum) if rownum < MAX_ROWS else 0
+        for k in range(times):
+            r = first + k
+            if values:
+                sheet.rows.append((r, values if k == 0 else list(values)))
+                if len(values) > sheet.ncols:
+                    sheet.ncols = len(values)
+            for c, rs, cs in merges:
+                sheet.merges.append((r, c, r + rs - 1, c + cs - 1))
+                sheet.ncols = max(sheet.ncols, c + cs - 1)
+            sheet.nrows = max(sheet.nrows, r + (max(rs for _c, rs, _cs in merges) - 1 if merges else 0))
+    return rownum + repeat, capped
+
+
+def _int_attr(el, name, default=1, cap=MAX_ROWS):
+    raw = el.get(T + name)
+    if raw is None:
+        return default
+    try:
+        n = int(raw)
+    except ValueError:
+        return default
+    return max(1, min(n, cap))
+
+
+class _Sheet(object):
+    __slots__ = ("rows", "merges", "nrows", "ncols")
+
+    def __init__(self):
+        self.rows = []
+        self.merges = []
+        self.nrows = 0
+        self.ncols = 0
+
+
+class OdsBook(BaseBook):
+    kind = "ods"
+
+    def __init__(self, path, flat=False, reader=None):
+        BaseBook.__init__(self, path)
+        self._stop_at = time.monotonic() + PARSE_SECONDS
+        self.flat = flat
+        reader = reader or os.environ.get("XLA_ODS_READER", "").strip().lower() or "fast"
+        self.reader = "tree" if reader == "tree" else "fast"
+        self.fallback_reason = None
+        self._root_ns = None        # xmlns declarations of the root element (bytes), for the text parser
+        self._zip = None
+        self._cache = {}
+        self._label = os.path.basename(path)
+        if flat:
+            self.kind = "fods"
+        else:
+            try:
+                self._zip = zipfile.ZipFile(path)
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                raise FormatError(DAMAGED % ("压缩结构无法打开：%s" % exc))
+            try:
+                opc.check_package(self._zip, self._label)
+                self._check_encryption()
+                if self._member("content.xml") is None:
+                    raise FormatError(DAMAGED % "缺少 content.xml")
+            except FormatError:
+                self.close()
+                raise
+        try:
+            self._scan()
+        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
+            self.close()
+            raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % exc))
+        if not self.sheets:
+            self.close()
+            raise FormatError("这个 OpenDocument 文件里没有工作表（不是表格文档，或文件已损坏）。请用 LibreOffice/WPS 打开确认")
+
+    # -- package ----------------------------------------------------------------------------
+
+    def _member(self, name):
+        for n in self._zip.namelist():
+            if n.lower() == name.lower():
+                return n
+        return None
+
+    def _check_encryption(self):
+        name = self._member("META-INF/manifest.xml")
+        if name is None:
+            return
+        data = opc.read_part(self._zip, name, label=self._label)
+        if b"encryption-data" in data:
+            raise FormatError(ENCRYPTED)
+
+    def _open_content(self):
+        if self.flat:
+            return open(self.path, "rb")
+        return self._zip.open(self._member("content.xml"))
+
+    def _scan(self):
+        """Sheet names and hidden flags, from the ``<table:table>`` start tags and the table
+        styles (``display="false"``) of a quick pass over the raw XML: no tree is built."""
+        hidden_styles = set()
+        tables = []
+        tail = b""
+        with self._open_content() as fh:
+            while True:
+                chunk = fh.read(CHUNK)
+                data = tail + chunk
+                if not chunk:
+                    end = len(data)
+                else:
+                    end = data.rfind(b">") + 1
+                    if end <= 0:
+                        tail = data[-65536:]
+                        continue
+                part = data[:end]
+                if not tables and (b"<!DOCTYPE" in part or b"<!ENTITY" in part):
+                    raise FormatError(DAMAGED % "文件里有 DTD 声明，为安全起见不予解析")
+                if self._root_ns is None:
+                    root = _ROOT_TAG_RE.search(part)
+                    if root:
+                        self._root_ns = _XMLNS_RE.findall(root.group(0))
+                        self._utf8 = not re.match(rb"""\s*<\?xml[^>]*encoding=["'](?!utf-8)""", part[:200], re.I)
+                if b"style" in part and b"display" in part:
+                    for m in _STYLE_RE.finditer(part):
+                        attrs = _attrs(m.group(1).decode("utf-8", "replace"))
+                        if attrs.get("family") == "table" and _DISPLAY_FALSE_RE.search(m.group(3)):
+                            hidden_styles.add(attrs.get("name"))
+                for m in _TABLE_TAG_RE.finditer(part):
+                    close = part.find(b">", m.end() - 1)
+                    attrs = _attrs(part[m.end() - 1:close].decode("utf-8", "replace")) if close > 0 else {}
+                    if attrs.get("is-sub-table") == "true":
+                        continue
+                    tables.append((attrs.get("name") or "Sheet%d" % (len(tables) + 1), attrs.get("style-name")))
+                if not chunk:
+                    break
+                tail = data[end:]
+        seen = set()
+        for i, (name, style) in enumerate(tables):
+            base, n = name, 2
+            while name in seen:
+                name = "%s (%d)" % (base, n)
+                n += 1
+            seen.add(name)
+            self.sheets.append(SheetInfo(name, style in hidden_styles, i))
+
+    # -- sheets -----------------------------------------------------------------------------
+
+    def _load(self, name):
+        info = self.sheet(name)
+        sheet = self._cache.get(info.index)
+        if sheet is None:
+            try:
+                with _no_gc():
+                    sheet = None
+                    try:
+                        if self.reader == "fast" and self._text_ok():
+                            try:
+                                sheet = self._parse_text(info)
+                            except _Fallback as why:
+                                self.fallback_reason = str(why)
+                        if sheet is None:
+                            sheet = self._parse(info)
+                    except _OutOfTime as late:
+                        sheet = late.sheet
+                        self.warn(OUT_OF_TIME % (PARSE_SECONDS, info.name, late.row))
+            except ET.ParseError as exc:
+                raise FormatError(DAMAGED % ("XML 无法解析：%s" % exc))
+            except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
+                raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % exc))
+            self._cache = {info.index: sheet}
+        return sheet
+
+    def _parse(self, info):
+        sheet = _Sheet()
+        budget = [MAX_REPEAT_CELLS]
+        capped = False
+        with self._open_content() as fh:
+            parser = ET.XMLPullParser(("start", "end"))
+            stack = []
+            index = -1          # top-level tables seen
+            depth = 0           # nesting of table elements
+            active = False
+            rownum = 0
+            done = False
+            while not done:
+                chunk = fh.read(CHUNK)
+                if chunk:
+                    parser.feed(chunk)
+                else:
+                    parser.close()
+                for event, el in parser.read_events():
+                    if event == "start":
+                        stack.append(el)
+                        if el.tag == TABLE:
+                            if el.get(T + "is-sub-table") == "true":
+                                depth += 1
+                                continue
+                            if depth == 0:
+                                index += 1
+                                active = index == info.index
+                            depth += 1
+                        continue
+                    stack.pop()
+                    tag = el.tag
+                    if tag == ROW and depth == 1:
+                        if active:
+                            rownum, hit = self._row(el, rownum, sheet, budget)
+                            capped = capped or hit
+                            if time.monotonic() > self._stop_at:
+                                raise _OutOfTime(sheet, rownum)
+                        if stack:
+                            stack[-1].remove(el)
+                    elif tag == TABLE:
+                        depth -= 1
+                        if depth == 0:
+                            if active:
+                                done = True
+                                break
+                            if stack:
+                                stack[-1].remove(el)
+                if not chunk:
+                    break
+        if capped:
+            self.warn(REPEAT_CAPPED % (info.name, MAX_REPEAT_CELLS))
+        return sheet
+
+    # -- the text parser ---------------------------------------------------------------------
+
+    def _text_ok(self):
+        """The text parser reads ``table:``/``office:``/``text:`` tags literally, so it needs
+        the root to bind exactly those prefixes (every real producer does) and UTF-8."""
+        ns = dict(self._root_ns or [])
+        return (getattr(self, "_utf8", False) and ns.get(b"table") == NS_TABLE.encode()
+                and ns.get(b"office") == NS_OFFICE.encode() and ns.get(b"text") == NS_TEXT.encode())
+
+    def _parse_text(self, info):
+        """The sheet read as text: rows cut out with ``bytes.find``, cells with one regex,
+        attributes decoded once per distinct attribute text; ElementTree only for a cell with
+        rich content. Anything it cannot read with certainty raises _Fallback (the tree parser
+        then reads the sheet), so both give the same rows; tests check that."""
+        sheet = _Sheet()
+        budget = [MAX_REPEAT_CELLS]
+        capped = False
+        cache = {}
+        wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in self._root_ns) + b">", b"</w>")
+        index = -1
+        rownum = 0
+        buf = b""
+        pos = 0
+        eof = False
+        with self._open_content() as fh:
+            def more():
+                chunk = fh.read(CHUNK)
+                return chunk
+            while True:
+                m = _NEXT_RE.search(buf, pos)
+                if m is None or m.end() + 1 >= len(buf):
+                    if eof:
+                        raise _Fallback("end of data without the sheet's end")
+                    chunk = more()
+                    if not chunk:
+                        eof = True
+                    buf = buf[pos:] + chunk
+                    pos = 0
+                    continue
+                tag = m.group(0)
+                if tag.startswith(b"</"):
+                    raise _Fallback("unbalanced table end")       # we skip inactive tables whole
+                gt = buf.find(b">", m.end() - 1)
+                if gt < 0:
+                    if eof:
+                        raise _Fallback("cut tag")
+                    buf, pos = buf[pos:] + more(), 0
+                    eof = eof or not buf
+                    continue
+                start_tag = buf[m.start():gt + 1]
+                if start_tag.count(b'"') % 2 or b"='" in start_tag:
+                    raise _Fallback("odd attribute quoting")
+                if m.group(1) is None:                  # <table:table ...>
+                    if b"is-sub-table" in start_tag:
+                        raise _Fallback("sub-table")
+                    index += 1
+                    if start_tag.endswith(b"/>"):
+                        pos = gt + 1
+                        if index == info.index:
+                            break
+                        continue
+                    if index == info.index:
+                        pos = gt + 1
+                        # rows of this table until its end tag
+                        while True:
+                            r = _ROW_OR_END_RE.search(buf, pos)
+                            if r is None or r.end() + 1 >= len(buf):
+                                if eof:
+                                    raise _Fallback("end of data inside the sheet")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            if r.group(0).startswith(b"</"):
+                                if b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]:
+                                    raise _Fallback("comment")
+                                break
+                            if r.start() != pos and (b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]):
+                                raise _Fallback("comment")
+                            if r.group(0).startswith(b"<table:table ") or r.group(0).startswith(b"<table:table>"):
+                                raise _Fallback("nested table")
+                            gt = buf.find(b">", r.end() - 1)
+                            if gt < 0:
+                                if eof:
+                                    raise _Fallback("cut row tag")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            row_tag = buf[r.start():gt + 1]
+                            if row_tag.count(b'"') % 2 or b"='" in row_tag:
+                                raise _Fallback("odd attribute quoting")
+                            repeat = 1
+                            k = row_tag.find(b'number-rows-repeated="')
+                            if k >= 0:
+                                repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
+                            if row_tag.endswith(b"/>"):
+                                rownum += repeat
+                                pos = gt + 1
+                                continue
+                            close = buf.find(b"</table:table-row>", gt)
+                            if close < 0:
+                                if eof:
+                                    raise _Fallback("cut row")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            body = buf[gt + 1:close]
+                            cells = self._text_cells(body, cache, wrap)
+                            rownum, hit = add_row(sheet, rownum, repeat, cells, budget)
+                            capped = capped or hit
+                            if time.monotonic() > self._stop_at:
+                                raise _OutOfTime(sheet, rownum)
+                            pos = close + 18
+                        break
+                    # another sheet: skip to its end
+                    end = buf.find(b"</table:table>", gt)
+                    while end < 0:
+                        if eof:
+                            raise _Fallback("end of data inside a sheet")
+                        if b"<table:table " in buf[gt + 1:] or b"<table:table>" in buf[gt + 1:]:
+                            raise _Fallback("nested table")
+                        chunk = more()
+                        eof = not chunk
+                        buf = buf[gt:] + chunk
+                        gt = 0
+                        end = buf.find(b"</table:table>", gt)
+                    skipped = buf[gt + 1:end]
+                    if b"<table:table " in skipped or b"<table:table>" in skipped:
+                        raise _Fallback("nested table")
+                    pos = end + 14
+                    continue
+                raise _Fallback("row outside a table")
+        if capped:
+            self.warn(REPEAT_CAPPED % (info.name, MAX_REPEAT_CELLS))
+        return sheet
+
+    def _text_cells(self, body, cache, wrap):
+        """[(value, repeated, spanned cols, spanned rows)] of a row's inner XML."""
+        cells = []
+        pos = 0
+        find = body.find
+        while True:
+            i = find(b"<table:", pos)
+            if i < 0:
+                if body[pos:].strip():
+                    raise _Fallback("unexpected content in a row")
+                break
+            if i != pos and body[pos:i].strip():
+                raise _Fallback("unexpected content in a row")
+            if body.startswith(b"<table:table-cell", i):
+                covered, head, close_tag = False, i + 17, b"</table:table-cell>"
+            elif body.startswith(b"<table:covered-table-cell", i):
+                covered, head, close_tag = True, i + 25, b"</table:covered-table-cell>"
+            else:
+                raise _Fallback("unexpected element in a row")
+            gt = find(b">", head)
+            if gt < 0:
+                raise _Fallback("cut cell")
+            attrs = body[head:gt]
+            if attrs.endswith(b"/"):
+                attrs = attrs[:-1]
+                inner = None
+                pos = gt + 1
+            else:
+                close = find(close_tag, gt)
+                if close < 0:
+                    raise _Fallback("cut cell")
+                inner = body[gt + 1:close]
+                pos = close + len(close_tag)
+            if attrs and attrs[:1] not in b" \t\r\n":
+                raise _Fallback("unexpected element in a row")
+            key = attrs if not covered else b"#" + attrs
+            meta = cache.get(key)
+            if meta is None:
+                if attrs.count(b'"') % 2 or b"='" in attrs:
+                    raise _Fallback("odd attribute quoting")
+                d = dict(_ATTR_B_RE.findall(attrs))
+                meta = (covered, d.get(b"office:value-type"),
+                        _bounded(d.get(b"table:number-columns-repeated"), MAX_COLS),
+                        1 if covered else _bounded(d.get(b"table:number-columns-spanned"), MAX_COLS),
+                        1 if covered else _bounded(d.get(b"table:number-rows-spanned"), MAX_ROWS), d)
+                if len(cache) > 4096:
+                    cache.clear()
+                cache[key] = meta
+            covered, vt, n, cs, rs, d = meta
+            if covered:
+                cells.append((None, n, 1, 1))
+                continue
+            
+            value = None
+            if vt in (b"float", b"percentage", b"currency"):
+                raw = d.get(b"office:value")
+                if raw is not None:
+                    try:
+                        value = number(float(raw))
+                    except ValueError:
+                        value = None
+                    if value is not None and (value == 0 or value == 1) and vt == b"float" and inner:
+                        shown = _plain_text(inner)
+                        if shown is None:
+                            value = self._tree_cell(body[i:pos], wrap)
+                        elif shown.strip() in _BOOL_TEXT and _BOOL_TEXT[shown.strip()] == value:
+                            value = bool(value)
+                    if value is not None:
+                        cells.append((value, n, cs, rs))
+                        continue
+            elif vt == b"date":
+                raw = d.get(b"office:date-value")
+                if raw:
+                    cells.append((parse_date(raw.decode("utf-8", "replace")), n, cs, rs))
+                    continue
+            elif vt == b"time":
+                raw = d.get(b"office:time-value")
+                if raw:
+                    cells.append((parse_duration(raw.decode("utf-8", "replace")), n, cs, rs))
+                    continue
+            elif vt == b"boolean":
+                raw = (d.get(b"office:boolean-value") or b"").strip().lower()
+                if raw in (b"true", b"1", b"false", b"0"):
+                    cells.append((raw in (b"true", b"1"), n, cs, rs))
+                    continue
+            elif vt == b"string":
+                raw = d.get(b"office:string-value")
+                if raw is not None:
+                    text = _unescape(raw)
+                    cells.append((text if text != "" else None, n, cs, rs))
+                    continue
+            if inner is None or not inner.strip():
+                cells.append((None, n, cs, rs))
+                continue
+            text = _plain_text(inner)
+            if text is None:
+                value = self._tree_cell(body[i:pos], wrap)
+            else:
+                value = text if text != "" else None
+            cells.append((value, n, cs, rs))
+        return cells
+
+    def _tree_cell(self, xml, wrap):
+        try:
+            el = ET.fromstring(wrap[0] + xml + wrap[1])
+        except ET.ParseError:
+            raise _Fallback("cell XML")
+        return cell_value(el[0])
+
+    def _row(self, row, rownum, sheet, budget):
+        """Read one row element into ``sheet``; returns (new row number, whether a cap hit)."""
+        cells = []
+        for cell in row:
+            tag = cell.tag
+            if tag == CELL:
+                cells.append((cell_value(cell), _int_attr(cell, "number-columns-repeated", cap=MAX_COLS),
+                              _int_attr(cell, "number-columns-spanned", cap=MAX_COLS),
+                              _int_attr(cell, "number-rows-spanned")))
+            elif tag == COVERED:
+                cells.append((None, _int_attr(cell, "number-columns-repeated", cap=MAX_COLS), 1, 1))
+        return add_row(sheet, rownum, _int_attr(row, "number-rows-repeated"), cells, budget)
+
+    def rows(self, name=None, max_rows=None):
+        rows = self._load(name).rows
+        if max_rows is not None:
+            rows = rows[:max_rows]
+        return ((n, list(values)) for n, values in rows)
+
+    def merges(self, name=None):
+        return list(self._load(name).merges)
+
+    def dimensions(self, name=None):
+        sheet = self._load(name)
+        return (sheet.nrows, sheet.ncols)
+
+    def close(self):
+        if self._zip is not None:
+            self._zip.close()
+            self._zip = None
+        self._cache = {}
