@@ -10,7 +10,7 @@ from conftest import ROOT, assert_contract
 def toolbox(tmp_path, body, params=None):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
-    script = "import sys; sys.path.insert(0, %r)\nfrom xlakit import runtime as rt\n" % ROOT + textwrap.dedent(body)
+    script = "import sys; sys.path.insert(0, %r)\nfrom xlakit import runtime as rt, paths, files\n" % ROOT + textwrap.dedent(body)
     (root / "tools" / "t.py").write_text(script, encoding="utf-8")
     schema = params or {"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}}
     (root / "tools.json").write_text(json.dumps({"tools": [
@@ -71,10 +71,10 @@ def test_paths_home_workspace_and_kinds(tmp_path, home):
         def main(p):
             mode = p["mode"]
             if mode == "read":
-                return {"p": rt.resolve_read(p["path"])}
+                return {"p": paths.resolve_read(p["path"])}
             if mode == "dir":
-                return {"p": rt.resolve_read(p["path"], want="dir")}
-            return {"p": rt.resolve_write(p["path"])}
+                return {"p": paths.resolve_read(p["path"], want="dir")}
+            return {"p": paths.resolve_write(p["path"])}
         rt.run(main)
     """, params={"type": "object", "properties": {"path": {"type": "string"}, "mode": {"type": "string"}}})
     (home / "a.txt").write_text("x")
@@ -100,13 +100,13 @@ def test_oversized_answers_become_a_paging_hint(tmp_path, home):
 def test_atomic_write_replaces_and_keeps_a_backup(tmp_path, home):
     root = toolbox(tmp_path, """
         def main(p):
-            target = rt.resolve_write(p["path"])
+            target = paths.resolve_write(p["path"])
             def write(tmp):
                 with open(tmp, "w", encoding="utf-8") as fh:
                     fh.write(p["mode"])
                 if p["mode"] == "fail":
                     raise rt.ToolError("写入中途失败")
-            return {"backup": rt.atomic_write(target, write)}
+            return {"backup": files.atomic_write(target, write)}
         rt.run(main)
     """, params={"type": "object", "properties": {"path": {"type": "string"}, "mode": {"type": "string"}}})
     target = home / "doc.txt"

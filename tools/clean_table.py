@@ -22,7 +22,6 @@ Returns ``path``, ``rows_read``, ``rows_written``, ``columns``, ``column_count``
 ``preview_rows``, ``summary`` (one Chinese sentence), ``complete`` (false when the time budget
 ended the pass: the file then holds the rows before ``stopped_at``) and ``warnings``.
 """
-import os
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
@@ -55,16 +54,6 @@ def _columns(table, specs, param):
             seen.add(column.index)
             out.append(column)
     return out
-
-
-def _out_path(params, source):
-    out = params.get("out_path")
-    if out in (None, ""):
-        return table_write.default_output_path(source, "清洗")
-    target = paths.resolve_write(out, "out_path")
-    if os.path.abspath(target) == os.path.abspath(source):
-        raise ToolError("out_path 不能和源文件相同（清洗结果会覆盖原表）。请换一个文件名，或不传 out_path 存到工作空间")
-    return target
 
 
 def _open(source, params):
@@ -128,7 +117,7 @@ def _summary(job, rows_written, dropped_cols, changed):
 def main(params):
     source = paths.resolve_read(params.get("path"), "path")
     keep, dropped_cols = None, []
-    target = _out_path(params, source)
+    target = table_write.output_path(params.get("out_path"), source, "清洗")
     if params.get("drop_empty_cols"):
         first = _empty_columns(source, params)
         if first is None:

@@ -21,7 +21,6 @@ Returns ``path``, ``rows_before``, ``rows_after`` and ``removed`` (remove), ``du
 ``duplicate_rows`` (rows a remove would drop), ``rows_in_groups``, ``groups`` (a page),
 ``empty_key_rows``, ``preview``, ``complete`` and ``warnings``.
 """
-import os
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
@@ -36,26 +35,6 @@ SHEETS = {"remove": "去重结果", "report": "重复行"}
 LABELS = {"remove": "去重", "report": "重复"}
 MAX_GROUPS = 200
 STORE_ROWS = 150000          # report: rows kept from the first pass (beyond that, a second pass)
-
-
-def _fit(result, keys):
-    """Shorten the listed parts of the answer (last rows first) until it fits the output cap, so a
-    very wide table never turns a good result into a paging error."""
-    for key in keys:
-        items = result.get(key)
-        while isinstance(items, list) and items and rt.budget(result) < 0:
-            items.pop()
-            result["%s_shortened" % key] = True
-
-
-def _out_path(params, source, mode):
-    out = params.get("out_path")
-    if out in (None, ""):
-        return table_write.default_output_path(source, LABELS[mode])
-    target = paths.resolve_write(out, "out_path")
-    if os.path.abspath(target) == os.path.abspath(source):
-        raise ToolError("out_path 不能和源文件相同（去重结果会覆盖原表）。请换一个文件名，或不传 out_path 存到工作空间")
-    return target
 
 
 def _key_columns(table, specs):
@@ -111,7 +90,7 @@ def main(params):
         if not indexes:
             raise ToolError("这张表没有可比较的列（工作表「%s」是空的？）。请检查 sheet 参数，或先用 probe_table 看看表格内容" %
                             table.sheet_name)
-        target = _out_path(params, source, mode)
+        target = table_write.output_path(params.get("out_path"), source, LABELS[mode])
         maker = KeyMaker(case_sensitive=bool(params.get("case_sensitive")))
         result = {"source": source, "sheet": table.sheet_name, "header_row": table.header_row,
                   "header_reason": table.header_reason, "mode": mode,
@@ -177,7 +156,7 @@ def main(params):
             rt.warn(note)
         for note in list(table.warnings) + table.row_warnings():
             rt.warn(note)
-        _fit(result, ("preview",))
+        rt.shrink_to_fit(result, ("preview",))
         return _page(result, groups, keep if mode == "remove" else None, params)
     finally:
         table.close()

@@ -17,7 +17,6 @@ Returns ``path`` (the new file; null when nothing matched), ``match_count`` (all
 ``suggestions`` when nothing matched (the closest values of the filtered column: a typo in
 ``value`` is the usual cause) and ``warnings``.
 """
-import os
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
@@ -45,16 +44,6 @@ def _columns(table, specs):
     return out
 
 
-def _out_path(params, source):
-    out = params.get("out_path")
-    if out in (None, ""):
-        return table_write.default_output_path(source, "筛选")
-    target = paths.resolve_write(out, "out_path")
-    if os.path.abspath(target) == os.path.abspath(source):
-        raise ToolError("out_path 不能和源文件相同（筛选结果会覆盖原表）。请换一个文件名，或不传 out_path 存到工作空间")
-    return target
-
-
 def main(params):
     source = paths.resolve_read(params.get("path"), "path")
     where_spec = params.get("where")
@@ -66,7 +55,7 @@ def main(params):
     try:
         where = tio.compile_where(table, where_spec)
         columns = _columns(table, params.get("columns"))
-        target = _out_path(params, source)
+        target = table_write.output_path(params.get("out_path"), source, "筛选")
         job = Filtered(table, where, columns, limit=limit, include_totals=bool(params.get("include_totals")),
                        deadline=rt.deadline)
         rows = job.rows()

@@ -26,7 +26,6 @@ Returns ``path``, ``rows_written``, ``columns``, ``preview``; merge: ``matched``
 ``left_total`` / ``right_total`` / ``total_difference`` / ``mismatch_difference``, ``examples`` per
 problem status; both: ``complete`` and ``warnings``.
 """
-import os
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
@@ -39,28 +38,6 @@ import table_io as tio  # noqa: E402
 SHEETS = {"merge": "关联结果", "reconcile": "对账结果"}
 LABELS = {"merge": "关联", "reconcile": "对账"}
 RECONCILE_RESERVE = 8.0        # seconds kept for writing the reconcile file after both reads
-
-
-def _fit(result, keys):
-    """Shorten the listed parts of the answer (last rows first) until it fits the output cap, so a
-    very wide table never turns a good result into a paging error."""
-    for key in keys:
-        items = result.get(key)
-        while isinstance(items, list) and items and rt.budget(result) < 0:
-            items.pop()
-            result["%s_shortened" % key] = True
-
-
-def _out_path(params, sources, mode):
-    out = params.get("out_path")
-    if out in (None, ""):
-        return table_write.default_output_path(sources[0], LABELS[mode])
-    target = paths.resolve_write(out, "out_path")
-    for source in sources:
-        if os.path.abspath(target) == os.path.abspath(source):
-            raise ToolError("out_path 不能和源文件相同（结果会覆盖原表「%s」）。请换一个文件名，或不传 out_path "
-                            "存到工作空间" % os.path.basename(source))
-    return target
 
 
 def _open(params, side):
@@ -221,7 +198,7 @@ def main(params):
             if rkey_spec in (None, ""):
                 rkey_spec = lkey.name
             rkey = right.column(rkey_spec, "right_key")
-            target = _out_path(params, (lpath, rpath), mode)
+            target = table_write.output_path(params.get("out_path"), [lpath, rpath], LABELS[mode])
             keymaker = lookup.make_keymaker(bool(params.get("case_sensitive")))
             if mode == "merge":
                 if params.get("left_value") or params.get("right_value"):
@@ -236,12 +213,12 @@ def main(params):
                 rt.warn(note)
             _table_notes("左表", left)
             _table_notes("右表", right)
-            _fit(result, ("preview", "unmatched_left_examples", "unmatched_right_examples", "right_duplicates",
+            rt.shrink_to_fit(result, ("preview", "unmatched_left_examples", "unmatched_right_examples", "right_duplicates",
                           "near_misses"))
             if isinstance(result.get("examples"), dict) and rt.budget(result) < 0:
                 for rows in result["examples"].values():
                     del rows[1:]
-                _fit(result, ("preview",))
+                rt.shrink_to_fit(result, ("preview",))
             return result
         finally:
             right.close()

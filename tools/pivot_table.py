@@ -20,7 +20,6 @@ included, 合计 not), ``grand_total``, ``top_rows`` / ``top_cols`` (biggest key
 ``preview`` (the sheet's first rows, one output page), ``total_row`` (the 合计 row), ``complete``
 and ``warnings``.
 """
-import os
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
@@ -35,17 +34,6 @@ ROWS_CAP, COLS_CAP = 1000, 200
 PREVIEW_ROWS = 12
 
 
-def _out_path(params, source):
-    out = params.get("out_path")
-    if out in (None, ""):
-        # always a workbook, even from a csv: the pivot is a report with bold totals, not a data file
-        return table_write.default_output_path(source, "透视", ext="xlsx")
-    target = paths.resolve_write(out, "out_path")
-    if os.path.abspath(target) == os.path.abspath(source):
-        raise ToolError("out_path 不能和源文件相同（透视结果会覆盖原表）。请换一个文件名，或不传 out_path 存到工作空间")
-    return target
-
-
 def main(params):
     source = paths.resolve_read(params.get("path"), "path")
     max_rows = int(rt.clamp(params, "max_rows", ROWS_CAP, 1) or MAX_ROWS)
@@ -57,7 +45,7 @@ def main(params):
                     func=params.get("func") or "sum", where=where,
                     include_totals=bool(params.get("include_totals")), max_rows=max_rows, max_cols=max_cols,
                     order=params.get("order") or "label", deadline=rt.deadline)
-        target = _out_path(params, source)
+        target = table_write.output_path(params.get("out_path"), source, "透视", ext="xlsx")
         job.run()
         if not job.rows_used:
             raise ToolError("没有可透视的数据：%s。请检查 where 条件，或用 probe_table 看看表格内容" % (

@@ -23,9 +23,9 @@ import sys
 import traceback
 
 from . import manifest as xla_manifest
+# The error types are re-exported (``rt.ToolError``) for short tool scripts; paths and files are
+# not: a tool imports ``xlakit.paths`` / ``xlakit.files`` so every path and write rule has one home.
 from .errors import Deadline, FormatError, InputError, TimeUp, ToolError  # noqa: F401 - re-exported
-from .paths import (home_dir, resolve_read, resolve_write, workspace_dir, xla_dir)  # noqa: F401
-from .files import atomic_write, backup_file, unique_path  # noqa: F401 - re-exported for tools
 from .wire import ERROR_LIMIT, OUTPUT_LIMIT, json_text, text_size  # noqa: F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,6 +130,18 @@ def fit_items(items, room, start=0, stop=None):
             break
         n += 1
     return n
+
+
+def shrink_to_fit(result, keys):
+    """Shorten the lists ``result[key]`` (last items first, in the order of ``keys``) until the
+    answer fits the output cap, marking each shortened one with ``<key>_shortened``: a very wide
+    table then gives a shorter preview, never a paging error instead of a good result."""
+    for key in keys:
+        items = result.get(key)
+        while isinstance(items, list) and items and budget(result) < 0:
+            items.pop()
+            result["%s_shortened" % key] = True
+    return result
 
 
 def page_items(items, offset=0, limit=None, key="items", base=None, reserve=0):

@@ -187,6 +187,22 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
 
 
 
+def output_path(out_path, sources, label, ext=None, param="out_path"):
+    """The file a derived table is written to: ``out_path`` when given (through the deny list),
+    else :func:`default_output_path` beside nothing in the workspace. A result never replaces one
+    of its own ``sources`` (a path or a list of paths): that would destroy the table it came from."""
+    if isinstance(sources, str):
+        sources = [sources]
+    if out_path in (None, ""):
+        return default_output_path(sources[0], label, ext=ext)
+    target = paths.resolve_write(out_path, param)
+    for source in sources:
+        if os.path.abspath(target) == os.path.abspath(source):
+            raise ToolError("%s 不能和源文件相同（「%s」：%s结果会覆盖原表）。请换一个文件名，或不传 %s 存到工作空间" % (
+                param, os.path.basename(source), label, param))
+    return target
+
+
 def default_output_path(source_path, label, ext=None):
     """Where a derived table goes by default: the workspace, ``<source name>_<label><ext>``, with
     ``_2``, ``_3``... so an existing file is never overwritten.
