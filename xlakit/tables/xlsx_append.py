@@ -37,6 +37,7 @@ from ..errors import ToolError
 from .cells import (DATE_FORMAT, DATETIME_FORMAT, LIMITS, TIME_FORMAT, clean_xml_row, column_widths, excel_serial,
                     is_digit_text, is_repeated_header, looks_like_header, note, too_many_rows)
 from .formats._base import builtin_kind, classify_format
+from .xlsx_new import sheet_head_xml
 from .target import DEFAULT_SHEET, pick_sheet
 from .values import col_index, col_letter, is_total_label
 
@@ -914,18 +915,7 @@ def _write_new_sheet(tmp, plan, head, rest, stats, counter, info):
     widths = column_widths(head)
 
     def sheet(out):
-        parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                 '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView workbookViewId="0">'
-                 % (NS_MAIN, opc.NS_OFFICE_RELS)]
-        if header:
-            parts.append('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
-                         '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/>')
-        parts.append('</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>')
-        if widths:
-            parts.append("<cols>%s</cols>" % "".join(
-                '<col min="%d" max="%d" width="%s" customWidth="1"/>' % (i + 1, i + 1, w)
-                for i, w in enumerate(widths)))
-        parts.append("<sheetData>")
+        parts = [sheet_head_xml(1 if header else 0, 0, widths, selected=False)]
         letters = []
         buffered = 0
         for r, row in enumerate(itertools.chain(head, rest), start=1):

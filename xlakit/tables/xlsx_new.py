@@ -167,6 +167,30 @@ def _lookahead(rows):
     yield prev, True
 
 
+def sheet_head_xml(freeze_rows, freeze_cols, widths, selected=True):
+    """A worksheet's XML up to ``<sheetData>``: frozen panes (rows above / columns left of the
+    split), column widths. Every writer that makes a sheet (new workbook, styled report, a sheet
+    added to an existing workbook) starts it with this."""
+    parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+             '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView %sworkbookViewId="0">'
+             % (_NS_MAIN, _NS_REL, 'tabSelected="1" ' if selected else "")]
+    fr, fc = freeze_rows, freeze_cols
+    if fr or fc:
+        top_left = "%s%d" % (col_letter(fc), fr + 1)
+        pane = "bottomRight" if fr and fc else ("bottomLeft" if fr else "topRight")
+        parts.append('<pane%s%s topLeftCell="%s" activePane="%s" state="frozen"/>'
+                     '<selection pane="%s" activeCell="%s" sqref="%s"/>' % (
+                         ' xSplit="%d"' % fc if fc else "", ' ySplit="%d"' % fr if fr else "",
+                         top_left, pane, pane, top_left, top_left))
+    parts.append('</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>')
+    if widths:
+        parts.append("<cols>%s</cols>" % "".join(
+            '<col min="%d" max="%d" width="%s" customWidth="1"/>' % (i + 1, i + 1, w)
+            for i, w in enumerate(widths)))
+    parts.append("<sheetData>")
+    return "".join(parts)
+
+
 def write_new(tmp, title, head, rest, stats, counter, styles=None):
     """A new workbook with one sheet, written streaming (constant memory whatever the row count)."""
     if styles:
@@ -184,18 +208,7 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
         zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
         zf.writestr("xl/styles.xml", _PKG_STYLES)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
-            parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                     '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView tabSelected="1" workbookViewId="0">'
-                     % (_NS_MAIN, _NS_REL)]
-            if header:
-                parts.append('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
-                             '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/>')
-            parts.append('</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>')
-            if widths:
-                parts.append("<cols>%s</cols>" % "".join(
-                    '<col min="%d" max="%d" width="%s" customWidth="1"/>' % (i + 1, i + 1, w)
-                    for i, w in enumerate(widths)))
-            parts.append("<sheetData>")
+            parts = [sheet_head_xml(1 if header else 0, 0, widths)]
             buffered = 0
             for r, row in enumerate(itertools.chain(head, rest), start=1):
                 clean_xml_row(row, stats)
@@ -236,22 +249,7 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
         zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
         zf.writestr("xl/styles.xml", _styled_stylesheet(numfmt))
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
-            parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                     '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView tabSelected="1" workbookViewId="0">'
-                     % (_NS_MAIN, _NS_REL)]
-            if fr or fc:
-                top_left = "%s%d" % (col_letter(fc), fr + 1)
-                pane = "bottomRight" if fr and fc else ("bottomLeft" if fr else "topRight")
-                parts.append('<pane%s%s topLeftCell="%s" activePane="%s" state="frozen"/>'
-                             '<selection pane="%s" activeCell="%s" sqref="%s"/>' % (
-                                 ' xSplit="%d"' % fc if fc else "", ' ySplit="%d"' % fr if fr else "",
-                                 top_left, pane, pane, top_left, top_left))
-            parts.append('</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>')
-            if widths:
-                parts.append("<cols>%s</cols>" % "".join(
-                    '<col min="%d" max="%d" width="%s" customWidth="1"/>' % (i + 1, i + 1, w)
-                    for i, w in enumerate(widths)))
-            parts.append("<sheetData>")
+            parts = [sheet_head_xml(fr, fc, widths)]
             buffered = 0
             for r, (row, last) in enumerate(_lookahead(itertools.chain(head, rest)), start=1):
                 clean_xml_row(row, stats)
