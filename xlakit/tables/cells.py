@@ -53,6 +53,10 @@ def _json_cell(value):
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+_INF = float("inf")
+_EXACT_LIMIT = None     # set below, once MAX_EXACT_DIGITS is known
+
+
 def to_cell(value, stats=None):
     """The value stored in an xlsx/xls cell for one JSON value.
 
@@ -61,6 +65,17 @@ def to_cell(value, stats=None):
     into numbers); integers longer than 15 digits are stored as text because Excel would round them;
     nested lists/objects become JSON text. ``stats`` (a dict) collects what was changed, for warnings.
     """
+    cls = value.__class__
+    if cls is str:                          # the common cases first, by exact class
+        first = value[:1]
+        if not (first.isdigit() or first.isspace()):
+            return value                    # cannot be date text: dates start with a digit
+    elif cls is float and value == value and value not in (_INF, -_INF):
+        return value
+    elif cls is int and -_EXACT_LIMIT < value < _EXACT_LIMIT:
+        return value
+    elif cls is datetime.date and value.year >= 1900:
+        return value
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -238,15 +253,13 @@ def prepare_rows(rows, fmt, stats):
         if fmt == "csv":
             yield [csv_text(v) for v in row]
             continue
-        out = []
-        for j, value in enumerate(row):
-            cell = to_cell(value, stats)
+        out = [to_cell(value, stats) for value in row]
+        for j, cell in enumerate(out):
             if isinstance(cell, str) and len(cell) > CELL_TEXT_LIMIT:
                 raise FormatError("第 %d 行第 %d 列（%s 列）的文字有 %d 个字符，超过 Excel 单元格最多 %d 个字符的限制。"
                                    "请把长文字拆到多个单元格" % (
                                        i + 1, j + 1, values.col_letter(j), len(cell), CELL_TEXT_LIMIT),
                                   tool=TEXT_TOOL)
-            out.append(cell)
         yield out
 
 
@@ -258,3 +271,5 @@ def too_many_rows(fmt, count, start_row):
     return ToolError("%s要写 %d 行，超过 %s 每个工作表最多 %s 行的限制。%s" % (
         where, count, fmt, "{:,}".format(max_rows), hint))
 
+
+_EXACT_LIMIT = 10 ** MAX_EXACT_DIGITS

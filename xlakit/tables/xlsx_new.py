@@ -81,8 +81,26 @@ _PKG_STYLES = (
     '</styleSheet>')
 
 
+_SERIALS = {}     # date -> "<v>" text: a ledger repeats the same few hundred dates
+
+
 def _cell_xml(ref, value, header):
-    """One <c> element. Strings are inline (no shared-string table: streaming needs no second pass)."""
+    """One <c> element. Strings are inline (no shared-string table: streaming needs no second pass).
+
+    The exact-class tests first are the hot path of every written workbook (about a million
+    cells per 100k-row table); anything else falls through to the general isinstance chain."""
+    cls = value.__class__
+    if cls is int:
+        return '<c r="%s"><v>%d</v></c>' % (ref, value)
+    if cls is float:
+        return '<c r="%s"><v>%r</v></c>' % (ref, value)
+    if cls is datetime.date:
+        text = _SERIALS.get(value)
+        if text is None:
+            if len(_SERIALS) > 100000:
+                _SERIALS.clear()
+            text = _SERIALS[value] = repr(excel_serial(value))
+        return '<c r="%s" s="%d"><v>%s</v></c>' % (ref, _XF_DATE, text)
     if isinstance(value, str):
         if not value:
             return ""
