@@ -27,23 +27,11 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import http  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
-from xlakit.web import readable  # noqa: E402
+from xlakit.text import human_size  # noqa: E402
+from xlakit.web import fetch as pages, readable  # noqa: E402
 
 OVERALL = 45.0               # seconds this tool may spend, whatever happens
-MAX_BYTES = 5_000_000        # HTML read at most (the first 5 MB of a bigger page are used)
-BINARY_PEEK = 65536          # bytes of a non-text answer read to say what it is
 LINK_CAP = 60
-MAX_REFRESH = 2              # meta-refresh / location.replace hops followed
-
-_REFRESH = re.compile(r"""<meta[^>]+http-equiv\s*=\s*["']?refresh["']?[^>]*content\s*=\s*["']?\s*(\d*)\s*[;,]?\s*"""
-                      r"""(?:url\s*=\s*)?['"]?([^'">\s]+)""", re.I)
-_JS_JUMP = re.compile(r"""(?:window\.|document\.|top\.)?location(?:\.href)?\s*(?:=|\.replace\(|\.assign\()\s*["']"""
-                      r"""([^"']+)["']""")
-
-_BINARY_NAMES = {"pdf": "PDF 文档", "zip": "zip 压缩包", "gzip": "gzip 压缩包", "rar": "RAR 压缩包", "7z": "7z 压缩包",
-                 "png": "PNG 图片", "jpeg": "JPEG 图片", "gif": "GIF 图片", "webp": "WebP 图片", "bmp": "BMP 图片",
-                 "docx": "Word 文档", "xlsx": "Excel 表格", "pptx": "PowerPoint 演示文稿", "doc": "Word 文档",
-                 "xls": "Excel 表格", "ppt": "PowerPoint 演示文稿"}
 
 
 def check_url(raw):
@@ -55,85 +43,6 @@ def check_url(raw):
             raise InputError("网址缺少协议：请写成 https://%s" % url)
         raise InputError("参数 url 须以 http:// 或 https:// 开头，收到「%s」" % url[:100])
     return url
-
-
-def describe_binary(resp):
-    """Chinese name of what a non-text answer is (by its bytes first, then by its type)."""
-    kind = None
-    try:
-        from xlakit import sniff
-        kind = sniff.sniff(resp.content[:BINARY_PEEK]).kind
-    except Exception:   # sniffing is a nicety; the content type still says enough
-        kind = None
-    if kind in _BINARY_NAMES:
-        return _BINARY_NAMES[kind]
-    ctype = resp.content_type
-    for prefix, name in (("image/", "图片"), ("audio/", "音频"), ("video/", "视频"), ("font/", "字体文件")):
-        if ctype.startswith(prefix):
-            return name
-    if "pdf" in ctype:
-        return "PDF 文档"
-    if "zip" in ctype or "compressed" in ctype:
-        return "压缩包"
-    if "msword" in ctype or "officedocument" in ctype or "ms-excel" in ctype or "ms-powerpoint" in ctype:
-        return "Office 文档"
-    return "二进制文件"
-
-
-def size_of(resp):
-    declared = resp.headers.get("Content-Length")
-    if declared and declared.isdigit() and not resp.headers.get("Content-Encoding"):
-        return int(declared), True
-    return len(resp.content), not resp.truncated
-
-
-def fmt_size(n):
-    if n >= 1024 * 1024:
-        return "%.1f MB" % (n / 1048576.0)
-    if n >= 1024:
-        return "%.0f KB" % (n / 1024.0)
-    return "%d 字节" % n
-
-
-def looks_like_html(data):
-    head = data[:2048].lstrip().lower()
-    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<meta", b"<body")) or b"<html" in head[:512]
-
-
-def refresh_target(resp, text):
-    """The address of a meta-refresh or ``location.replace`` jump page (Baidu's link pages, old
-    sites' "redirecting…" pages), or None. Only on small pages: a real page with a refresh tag
-    (auto-reload every 5 minutes) is content."""
-    if len(resp.content) > 20000:
-        return None
-    m = _REFRESH.search(text)
-    if m and (not m.group(1) or int(m.group(1)) <= 10):
-        return m.group(2)
-    if len(resp.content) < 4000:
-        m = _JS_JUMP.search(text)
-        if m:
-            return m.group(1)
-    return None
-
-
-def fetch(session, url):
-    """GET ``url`` following HTTP redirects and jump pages; returns (response, hops)."""
-    from urllib.parse import urljoin
-    hops = []
-    resp = session.get(url, check=False, max_bytes=MAX_BYTES, allow_truncated=True, binary_max_bytes=BINARY_PEEK)
-    for _ in range(MAX_REFRESH):
-        if resp.status >= 400 or not (resp.content_type in ("text/html", "application/xhtml+xml", "")):
-            break
-        target = refresh_target(resp, resp.text)
-        if not target:
-            break
-        target = urljoin(resp.url, target.strip())
-        if not target.lower().startswith(("http://", "https://")) or target == resp.url:
-            break
-        hops.append(resp.url)
-        resp = session.get(target, check=False, max_bytes=MAX_BYTES, allow_truncated=True,
-                           binary_max_bytes=BINARY_PEEK, referer=resp.url)
-    return resp, hops
 
 
 def page_answer(out, text, params, extra_reserve=0):
@@ -153,7 +62,7 @@ def main(params):
     want_links = bool(params.get("links"))
     deadline = rt.deadline.sub(OVERALL)
     with http.Session(deadline=deadline, timeout=40.0) as session:   # one page may take its time
-        resp, hops = fetch(session, url)
+        resp, hops = pages.fetch(session, url)
     out = {"url": resp.url}
     if resp.url != url:
         out["requested_url"] = url
@@ -168,19 +77,19 @@ def main(params):
             host, resp.status, http.status_text(resp.status), "，页面标题「%s」" % title[:60] if title else ""),
             status=resp.status, url=resp.url)
     is_html = ctype in ("text/html", "application/xhtml+xml") or (
-        (not ctype or ctype in ("application/octet-stream", "text/plain")) and looks_like_html(resp.content))
+        (not ctype or ctype in ("application/octet-stream", "text/plain")) and pages.looks_like_html(resp.content))
     if not is_html and not http.is_text_type(resp.headers.get("Content-Type")):
-        size, exact = size_of(resp)
-        what = describe_binary(resp)
+        size, exact = pages.size_of(resp)
+        what = pages.describe_binary(resp)
         out.update({"kind": "binary", "content_type": ctype or "未知", "size": size,
                     "note": "这个地址返回的不是网页正文，而是%s（%s，%s%s）" % (
-                        what, ctype or "未声明类型", "" if exact else "至少 ", fmt_size(size))})
+                        what, ctype or "未声明类型", "" if exact else "至少 ", human_size(size))})
         return out
     text = resp.text
     out["content_type"] = ctype or ("text/html" if is_html else "")
     out["encoding"] = resp.encoding
     if resp.truncated:
-        rt.warn("网页超过 %s，只读取了前 %s" % (fmt_size(MAX_BYTES), fmt_size(MAX_BYTES)))
+        rt.warn("网页超过 %s，只读取了前 %s" % (human_size(pages.MAX_BYTES), human_size(pages.MAX_BYTES)))
     if not is_html:
         kind = "text"
         if "json" in ctype:

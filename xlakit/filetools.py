@@ -23,6 +23,7 @@ import unicodedata
 import urllib.parse
 
 from .errors import InputError, ToolError
+from .text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
 
 IS_WINDOWS = os.name == "nt"
 
@@ -38,21 +39,6 @@ SKIP_DIRS = frozenset(x.casefold() for x in (
 
 # ---------------------------------------------------------------------------------------------
 # Small pieces
-
-
-def human_size(n):
-    """``3.1KB``-style size (binary units, at most one decimal, ``.0`` dropped)."""
-    if n is None:
-        return None
-    n = float(n)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if n < 1024 or unit == "TB":
-            if unit == "B":
-                return "%dB" % n
-            text = ("%.1f" % n).rstrip("0").rstrip(".")
-            return text + unit
-        n /= 1024.0
-    return None   # pragma: no cover
 
 
 def fmt_time(ts):

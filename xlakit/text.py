@@ -139,3 +139,18 @@ def cut_lines(text, line_limit):
         n += was_cut
         out.append(line)
     return "\n".join(out), n
+
+
+def human_size(n):
+    """``3.1KB``-style size (binary units, at most one decimal, ``.0`` dropped)."""
+    if n is None:
+        return None
+    n = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            if unit == "B":
+                return "%dB" % n
+            text = ("%.1f" % n).rstrip("0").rstrip(".")
+            return text + unit
+        n /= 1024.0
+    return None   # pragma: no cover
