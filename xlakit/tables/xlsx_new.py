@@ -81,6 +81,10 @@ _PKG_STYLES = (
     '</styleSheet>')
 
 
+# zlib level 3 instead of the default 6: a 100k-row sheet (46 MB of XML) compresses in 0.26 s instead
+# of 0.61 s for a file 13% larger (6.2 vs 5.5 MB) -- time is what the 60 s limit counts.
+ZIP_LEVEL = 3
+
 _SERIALS = {}     # date -> "<v>" text: a ledger repeats the same few hundred dates
 
 
@@ -217,7 +221,7 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
     widths = column_widths(head)
     letters = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
         zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
         zf.writestr("_rels/.rels", _PKG_RELS)
         zf.writestr("docProps/app.xml", _PKG_APP)
@@ -258,7 +262,7 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
     widths = column_widths([[_shown(v, numfmt) for v in row] for row in head])
     letters = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
         zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
         zf.writestr("_rels/.rels", _PKG_RELS)
         zf.writestr("docProps/app.xml", _PKG_APP)
