@@ -244,3 +244,17 @@ def test_guard_on_other_python_versions(python, tmp_path):
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["blocked"] * 3, res.stdout + res.stderr
     assert (ws / "ok.txt").exists() and os.listdir(str(out)) == []
+
+
+def test_a_traceback_the_script_prints_itself_is_labelled_in_chinese(run, home, tmp_path):
+    """The answer never carries Python's bare traceback header, even when the script (or the
+    interpreter, bypassing the guard's handler) prints one."""
+    ws = home / ".xla" / "workspace"
+    ws.mkdir(parents=True, exist_ok=True)
+    script = ws / "tb.py"
+    script.write_text("import sys, traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
+                      "    traceback.print_exc()\nprint('Traceback (most recent call last): 也在标准输出里')\n",
+                      encoding="utf-8")
+    data = ok(run("run_python", {"path": str(script)}))
+    assert "ZeroDivisionError" in data["stderr"] and "调用栈" in data["stderr"]
+    assert "Traceback (most recent call last)" not in data["stdout"] + data["stderr"]

@@ -98,11 +98,22 @@ class Drain(threading.Thread):
     def text(self):
         """(head text, tail text or None, omitted byte count)."""
         if not self.tail:
-            return bytes(self.head).decode("utf-8", "replace"), None, 0
+            return _relabel(bytes(self.head).decode("utf-8", "replace")), None, 0
         tail = bytes(self.tail[-TAIL_BYTES:])
         omitted = self.total - len(self.head) - len(tail)
-        return (bytes(self.head).decode("utf-8", "replace"), tail.decode("utf-8", "replace").lstrip("\ufffd"),
-                omitted)
+        return (_relabel(bytes(self.head).decode("utf-8", "replace")),
+                _relabel(tail.decode("utf-8", "replace").lstrip("\ufffd")), omitted)
+
+
+def _relabel(text):
+    """Python's own traceback header in the script's output, in Chinese. The guard already prints
+    the script's uncaught errors this way; this catches the rest (a traceback printed by the
+    script itself, or by the interpreter when an error strikes inside the guard's handler, as a
+    signal handler can make happen): the answer says what went wrong in the user's language and
+    never carries a bare Python traceback."""
+    if "Traceback (most recent call last):" in text:
+        text = text.replace("Traceback (most recent call last):", "调用栈（最近的调用在最后）：")
+    return text
 
 
 def clip(parts, chars):
