@@ -26,14 +26,7 @@ def dec(value):
 def messy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("messy")
     rows = tio_data.messy_rows()
-    paths = {"xlsx": str(folder / "费用明细.xlsx"), "xls": str(folder / "费用明细.xls"),
-             "html": str(folder / "费用明细_网页.xls"), "gbk": str(folder / "费用明细_gbk.csv"),
-             "bom": str(folder / "费用明细_bom.csv")}
-    tio_data.write_xlsx(paths["xlsx"], rows)
-    tio_data.write_xls(paths["xls"], rows)
-    tio_data.write_html_xls(paths["html"], rows)
-    tio_data.write_csv(paths["gbk"], rows, "gbk")
-    tio_data.write_csv(paths["bom"], rows, "utf-8-sig")
+    paths = tio_data.write_messy(folder, rows, ("xlsx", "xls", "html", "gbk", "bom"))
     return rows, paths
 
 

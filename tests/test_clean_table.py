@@ -10,7 +10,6 @@ Expectations are written out by hand (small files) or derived from the generator
 from the module under test. The output files are read back with openpyxl / xlrd / csv."""
 import csv
 import datetime
-import json
 import os
 import shutil
 import subprocess
@@ -19,17 +18,13 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
-from conftest import ROOT, assert_contract, ok, fail
+from conftest import assert_contract, ok, fail
 import tio_data
 
 from xlakit.errors import Deadline
 from xlakit.tables.book import GridBook, Table
 from xlakit.tables.clean import Cleaner, Options, amount_from_text, date_from_cell, is_code_column, visible
 
-with open(os.path.join(ROOT, "tools.json"), encoding="utf-8") as _fh:
-    _DECLARED = {t["name"] for t in json.load(_fh)["tools"]}
-# The entry waits in docs/drafts/clean_table.tools.json until README.md lists the tool.
-needs_tool = pytest.mark.skipif("clean_table" not in _DECLARED, reason="clean_table is not in tools.json yet")
 
 D = datetime.date
 DT = datetime.datetime
@@ -97,12 +92,7 @@ def test_cleaner_on_a_grid_counts_every_change_and_stops_on_the_deadline():
 def messy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("messy_clean")
     rows = tio_data.messy_rows()
-    paths = {"xlsx": str(folder / "费用明细.xlsx"), "xls": str(folder / "费用明细.xls"),
-             "html": str(folder / "费用明细_网页.xls"), "gbk": str(folder / "费用明细_gbk.csv")}
-    tio_data.write_xlsx(paths["xlsx"], rows)
-    tio_data.write_html_xls(paths["html"], rows)
-    tio_data.write_xls(paths["xls"], rows)
-    tio_data.write_csv(paths["gbk"], rows, "gbk")
+    paths = tio_data.write_messy(folder, rows)
     return rows, paths
 
 
@@ -122,7 +112,6 @@ def expected_amount(i, r):
 
 
 @pytest.mark.parametrize("kind", ["xlsx", "xls", "html", "gbk"])
-@needs_tool
 def test_messy_export_cleaned_faithfully(run, messy, kind, home):
     rows, paths = messy
     result = run("clean_table", {"path": paths[kind], "date_columns": ["日期"]})
@@ -296,7 +285,6 @@ def dirty(tmp_path):
     return path
 
 
-@needs_tool
 def test_hand_made_xlsx_every_rule(run, dirty, tmp_path):
     out = str(tmp_path / "干净.xlsx")
     data = ok(run("clean_table", {"path": dirty, "date_columns": ["日期"], "out_path": out}))
@@ -321,7 +309,6 @@ def test_hand_made_xlsx_every_rule(run, dirty, tmp_path):
     assert isinstance(got[1][0], str) and isinstance(got[1][2], str)
 
 
-@needs_tool
 def test_drop_empty_cols_rows_kept_and_totals(run, dirty, tmp_path):
     out = str(tmp_path / "a.xlsx")
     data = ok(run("clean_table", {"path": dirty, "date_columns": ["F"], "drop_empty_cols": True,
@@ -340,7 +327,6 @@ def test_drop_empty_cols_rows_kept_and_totals(run, dirty, tmp_path):
     assert got[5][5] == 20240307 and got[6][5] == 45352 and got[7][5] == "不详"
 
 
-@needs_tool
 def test_switches_off_and_text_columns(run, dirty, tmp_path):
     out = str(tmp_path / "c.xlsx")
     data = ok(run("clean_table", {"path": dirty, "to_number": False, "trim": False, "remove_invisible": False,
@@ -364,7 +350,6 @@ def test_switches_off_and_text_columns(run, dirty, tmp_path):
     assert "编号" not in data["code_columns"]
 
 
-@needs_tool
 def test_xls_in_and_xls_out(run, tmp_path):
     src = str(tmp_path / "客户名单.xls")
     write_dirty_xls(src)
@@ -394,7 +379,6 @@ def soffice_convert(src, fmt, folder):
     return out
 
 
-@needs_tool
 @pytest.mark.parametrize("fmt", ["xls", "xlsx"])
 def test_files_saved_by_libreoffice(run, tmp_path, fmt):
     """The same dirty table saved by LibreOffice (its own xls and xlsx writers: shared strings,
@@ -414,7 +398,6 @@ def test_files_saved_by_libreoffice(run, tmp_path, fmt):
     assert got[0] == CLEAN_HEADER and padded(got[1:], 10) == CLEAN
 
 
-@needs_tool
 def test_gbk_csv(run, tmp_path, home):
     src = tmp_path / "流水.csv"
     lines = ["银行流水导出", "", "交易日期,摘要,收入,账号,比例",
@@ -442,7 +425,6 @@ def test_gbk_csv(run, tmp_path, home):
     assert again["path"].endswith("流水_清洗_2.csv")                   # never over an existing file
 
 
-@needs_tool
 def test_utf8_csv_invisible_characters_to_xlsx(run, tmp_path):
     src = tmp_path / "网页复制.csv"
     src.write_text("名称,数量,说明\n\ufeff苹果\u200b,\xa012\xa0,有\u200d货\n香蕉,1\u200b000,\"两行\n说明\"\n", encoding="utf-8")
@@ -454,7 +436,6 @@ def test_utf8_csv_invisible_characters_to_xlsx(run, tmp_path):
     assert by["名称"]["invisible"] == 1 and by["数量"]["invisible"] == 2 and by["数量"]["to_number"] == 2
 
 
-@needs_tool
 def test_no_header_row(run, tmp_path):
     src = tmp_path / "无表头.csv"
     src.write_text("张三 ,,1,\n李四,, 2 ,\n", encoding="utf-8")
@@ -465,7 +446,6 @@ def test_no_header_row(run, tmp_path):
         assert list(csv.reader(fh)) == [["张三", "1"], ["李四", "2"]]          # no invented header row
 
 
-@needs_tool
 def test_deadline_gives_a_partial_file_that_says_so(run, tmp_path):
     src = tmp_path / "大表.csv"
     src.write_text("序号,金额\n" + "".join("%d, %d \n" % (i, i) for i in range(1, 5001)), encoding="utf-8")
@@ -485,7 +465,6 @@ def test_deadline_gives_a_partial_file_that_says_so(run, tmp_path):
     assert any("没来得及检查哪些列是空的" in w for w in data["warnings"])
 
 
-@needs_tool
 def test_errors_are_chinese_and_actionable(run, dirty, tmp_path):
     msg = fail(run("clean_table", {"path": dirty, "date_columns": ["下单时间"]}))
     assert "找不到列" in msg and "日期" in msg and "date_columns" in msg

@@ -5,31 +5,21 @@ spaces, NBSP, zero-width characters, full-width digits, 1001 vs "1001", 18-digit
 only in the last digit). Expected groups, kept rows and Excel row numbers are computed here from
 the generator's intent; output files are read back with openpyxl / csv."""
 import csv
-import json
 import os
 
 import openpyxl
 import pytest
 
-from conftest import ROOT, fail, ok
+from conftest import fail, ok
 import tio_data
 
-with open(os.path.join(ROOT, "tools.json"), encoding="utf-8") as _fh:
-    _DECLARED = {t["name"] for t in json.load(_fh)["tools"]}
-# The entry waits in docs/drafts/dedupe_table.tools.json until README.md lists the tool.
-_needs_tool = pytest.mark.skipif("dedupe_table" not in _DECLARED, reason="dedupe_table is not in tools.json yet")
 
 
 @pytest.fixture(scope="module")
 def messy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("messy_dedupe")
     rows = tio_data.messy_rows()
-    paths = {"xlsx": str(folder / "费用明细.xlsx"), "xls": str(folder / "费用明细.xls"),
-             "html": str(folder / "费用明细_网页.xls"), "gbk": str(folder / "费用明细_gbk.csv")}
-    tio_data.write_xlsx(paths["xlsx"], rows)
-    tio_data.write_xls(paths["xls"], rows)
-    tio_data.write_html_xls(paths["html"], rows)
-    tio_data.write_csv(paths["gbk"], rows, "gbk")
+    paths = tio_data.write_messy(folder, rows)
     return rows, paths
 
 
@@ -48,7 +38,6 @@ def read_back(path, sheet):
     return list(openpyxl.load_workbook(path)[sheet].iter_rows(values_only=True))
 
 
-@_needs_tool
 @pytest.mark.parametrize("kind", ["xlsx", "xls", "html", "gbk"])
 @pytest.mark.parametrize("keep", ["first", "last"])
 def test_remove_keeps_one_row_per_key(run, messy, kind, keep, home):
@@ -82,7 +71,6 @@ def test_remove_keeps_one_row_per_key(run, messy, kind, keep, home):
     assert any("合计" in w for w in data["warnings"])
 
 
-@_needs_tool
 @pytest.mark.parametrize("kind", ["xlsx", "gbk"])
 def test_report_lists_groups_with_excel_row_numbers(run, messy, kind, tmp_path):
     rows, paths = messy
@@ -106,7 +94,6 @@ def test_report_lists_groups_with_excel_row_numbers(run, messy, kind, tmp_path):
     assert [int(r[2]) for r in got[1:]] == [r["seq"] for g in groups for r in g]          # the rows' own cells
 
 
-@_needs_tool
 def test_keys_are_matched_the_way_people_mean_them(run, tmp_path):
     src = str(tmp_path / "报名表.xlsx")
     wb = openpyxl.Workbook()
@@ -141,7 +128,6 @@ def test_keys_are_matched_the_way_people_mean_them(run, tmp_path):
     assert data["removed"] == 2
 
 
-@_needs_tool
 def test_whole_row_and_no_duplicates(run, tmp_path):
     src = tmp_path / "流水.csv"
     src.write_text("日期,摘要,金额\n2024-01-02,转账,100\n2024-01-02,转账 ,100.0\n2024/1/2,转账,100\n"
@@ -158,7 +144,6 @@ def test_whole_row_and_no_duplicates(run, tmp_path):
     assert any("没有发现重复" in w for w in data["warnings"])
 
 
-@_needs_tool
 def test_libreoffice_saved_file(run, tmp_path):
     """A workbook saved by LibreOffice (when it runs here), deduplicated by name."""
     import shutil
@@ -186,7 +171,6 @@ def test_libreoffice_saved_file(run, tmp_path):
     assert got == [("姓名", "城市"), ("李四", "上海"), ("张三 ", "天津")]
 
 
-@_needs_tool
 def test_default_names_never_overwrite(run, messy):
     _rows, paths = messy
     args = {"path": paths["xls"], "keys": ["部门"]}
@@ -196,7 +180,6 @@ def test_default_names_never_overwrite(run, messy):
     assert ok(run("dedupe_table", dict(args, mode="report")))["path"].endswith("_重复.xlsx")
 
 
-@_needs_tool
 def test_errors_are_chinese_and_actionable(run, messy, tmp_path):
     _rows, paths = messy
     msg = fail(run("dedupe_table", {"path": paths["xlsx"], "keys": ["部门", "不存在"]}))

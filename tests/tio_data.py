@@ -223,3 +223,22 @@ def write_html_xls(path, rows):
     parts.append("</table></body></html>")
     with open(path, "w", encoding="gbk", errors="strict") as fh:
         fh.write("\n".join(parts))
+
+
+MESSY_FILES = {"xlsx": ("费用明细.xlsx", write_xlsx), "xls": ("费用明细.xls", write_xls),
+               "html": ("费用明细_网页.xls", write_html_xls),
+               "gbk": ("费用明细_gbk.csv", lambda path, rows: write_csv(path, rows, "gbk")),
+               "bom": ("费用明细_bom.csv", lambda path, rows: write_csv(path, rows, "utf-8-sig"))}
+
+
+def write_messy(folder, rows, kinds=("xlsx", "xls", "html", "gbk")):
+    """The messy ledger ``rows`` saved by the real producers in each of ``kinds`` (openpyxl xlsx,
+    xlwt xls, a system's HTML "xls", GBK / BOM csv); returns {kind: path}. The table tool tests
+    all start from these files."""
+    import os
+    out = {}
+    for kind in kinds:
+        name, write = MESSY_FILES[kind]
+        out[kind] = os.path.join(str(folder), name)
+        write(out[kind], rows)
+    return out

@@ -213,6 +213,18 @@ def sheet_head_xml(freeze_rows, freeze_cols, widths, selected=True):
     return "".join(parts)
 
 
+def _write_parts(zf, title, styles_xml):
+    """Every part of a one-sheet workbook except the sheet itself (which is streamed after)."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
+    zf.writestr("_rels/.rels", _PKG_RELS)
+    zf.writestr("docProps/app.xml", _PKG_APP)
+    zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
+    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title)})
+    zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
+    zf.writestr("xl/styles.xml", styles_xml)
+
+
 def write_new(tmp, title, head, rest, stats, counter, styles=None):
     """A new workbook with one sheet, written streaming (constant memory whatever the row count)."""
     if styles:
@@ -220,15 +232,8 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
     header = bool(head) and looks_like_header(head[0])
     widths = column_widths(head)
     letters = []
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
-        zf.writestr("_rels/.rels", _PKG_RELS)
-        zf.writestr("docProps/app.xml", _PKG_APP)
-        zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
-        zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title)})
-        zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
-        zf.writestr("xl/styles.xml", _PKG_STYLES)
+        _write_parts(zf, title, _PKG_STYLES)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
             parts = [sheet_head_xml(1 if header else 0, 0, widths)]
             buffered = 0
@@ -261,15 +266,8 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
     fr, fc = int(freeze[0] or 0), int(freeze[1] or 0)
     widths = column_widths([[_shown(v, numfmt) for v in row] for row in head])
     letters = []
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
-        zf.writestr("_rels/.rels", _PKG_RELS)
-        zf.writestr("docProps/app.xml", _PKG_APP)
-        zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
-        zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title)})
-        zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
-        zf.writestr("xl/styles.xml", _styled_stylesheet(numfmt))
+        _write_parts(zf, title, _styled_stylesheet(numfmt))
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
             parts = [sheet_head_xml(fr, fc, widths)]
             buffered = 0
