@@ -13,7 +13,9 @@ Parameters:
     group_by        list of columns (name or letter) or {"column", "date_bucket", "as"} with
                     date_bucket year / quarter / month / week (ISO) / day. Omitted = one total row.
     metrics         list of {"column", "func", "as"}; func sum / avg / max / min / count /
-                    distinct_count; count without column counts rows. Omitted = count rows.
+                    count_rows / distinct_count. count counts the values sum/avg use (``-``, ``无``,
+                    ``N/A`` are empty), so count x avg = sum; count_rows (or count without column)
+                    counts rows whatever the column holds; the answer's metrics[].counts says which.
     where           list of {"column", "op", "value"} (see table_io.OPS_HELP), all must hold.
     sort_by         a metric alias or group column; order asc/desc (default desc with sort_by,
                     otherwise groups ascend by their keys); top N keeps the first N after sorting.
@@ -37,21 +39,7 @@ import table_io as tio  # noqa: E402
 MAX_GROUPS_RETURNED = 100
 MAX_GROUPS = 200000          # beyond this the grouping column is an ID, not a category
 FUNC_LABELS = {"sum": "求和", "avg": "平均", "max": "最大", "min": "最小", "count": "计数",
-               "distinct_count": "去重计数"}
-
-
-class RowCount(object):
-    """count with no column: every row in the group."""
-    __slots__ = ("n",)
-
-    def __init__(self):
-        self.n = 0
-
-    def add(self, value, row_number):
-        self.n += 1
-
-    def result(self):
-        return self.n
+               "count_rows": "行数", "distinct_count": "去重计数"}
 
 
 def _unique(name, taken):
@@ -89,7 +77,7 @@ def parse_groups(table, group_by, taken):
 def parse_metrics(table, metrics, taken):
     """[(column or None, func, alias)]; no metrics -> one row count."""
     if metrics is None or metrics == []:
-        return [(None, "count", _unique("行数", taken))]
+        return [(None, "count_rows", _unique("行数", taken))]
     if not isinstance(metrics, list):
         metrics = [metrics]
     out = []
@@ -102,7 +90,9 @@ def parse_metrics(table, metrics, taken):
                 where, item))
         func = tio.check_func(item.get("func", "sum"), where + ".func")
         if item.get("column") in (None, ""):
-            if func != "count":
+            if func == "count":
+                func = "count_rows"         # count with no column: the rows, and the answer says so
+            if func != "count_rows":
                 raise ToolError("%s：func=%s 需要指定 column（要统计哪一列）。%s" % (where, func, table.columns_hint()),
                                    available_columns=table.names[:60])
             column = None
@@ -169,7 +159,7 @@ def aggregate(table, groups, metrics, where, include_totals):
             if len(buckets) >= MAX_GROUPS:
                 raise ToolError("分组超过 %d 组，分组列看起来是编号一类的唯一值，不适合分组。请换一个分组列（如类别、部门、"
                                    "日期按月），或先用 where 缩小范围" % MAX_GROUPS)
-            accs = [RowCount() if idx < 0 else tio.make_metric(func, skips[i]) for i, (idx, func) in enumerate(plan)]
+            accs = [tio.RowCount() if idx < 0 else tio.make_metric(func, skips[i]) for i, (idx, func) in enumerate(plan)]
             buckets[key] = accs
         n = len(values)
         for acc, (idx, _func) in zip(accs, plan):
@@ -204,6 +194,15 @@ def order_groups(records, sort_by, order, group_names):
     records.sort(key=lambda r: tuple(tio.sort_key(r[g]) for g in group_names), reverse=desc)
 
 
+def _metric_entry(column, func, alias, skip):
+    """One entry of the answer's ``metrics``; a count says what it counted (``counts``)."""
+    entry = {"as": alias, "func": func, "column": column.name if column is not None else None}
+    meaning = tio.count_meaning(func, skip, column is not None)
+    if meaning:
+        entry["counts"] = meaning
+    return entry
+
+
 def main(params):
     path = paths.resolve_read(params.get("path"), "path")
     header_row = params.get("header_row")
@@ -235,7 +234,7 @@ def calc(table, params):
     if not groups and not buckets:
         # no rows at all: still one total line (sum 0, count 0, avg null) like Excel
         skips_empty = [tio.SkipLog() for _ in metrics]
-        buckets[None] = [RowCount() if m[0] is None else tio.make_metric(m[1], skips_empty[i])
+        buckets[None] = [tio.RowCount() if m[0] is None else tio.make_metric(m[1], skips_empty[i])
                          for i, m in enumerate(metrics)]
     records = []
     for key, accs in buckets.items():
@@ -278,7 +277,7 @@ def calc(table, params):
         "header_row": table.header_row,
         "header_reason": table.header_reason,
         "group_by": group_names,
-        "metrics": [{"as": a, "func": f, "column": c.name if c is not None else None} for c, f, a in metrics],
+        "metrics": [_metric_entry(c, f, a, skip) for (c, f, a), skip in zip(metrics, skips)],
         "group_count": group_count,
         "rows_used": used,
         "rows_filtered_out": filtered,

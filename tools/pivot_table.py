@@ -10,7 +10,9 @@ back, merged cells filled and ``where`` are the same as calc_table and filter_ta
 the header row, the 合计 row and the 合计 column in bold, thousands separators, frozen labels.
 
 Parameters: path, row, col ({"column", "date_bucket" year/quarter/month/week/day, "as"}), value,
-func (sum / avg / max / min / count / distinct_count; count without value counts rows), where,
+func (sum / avg / max / min / count / count_rows / distinct_count; count counts the values sum/avg
+use, placeholders such as ``-`` are empty; count_rows, or count without value, counts rows; the
+answer's ``counts`` says which), where,
 include_totals, order (label | total), max_rows (100), max_cols (60), sheet, header_row, out_path
 (default ``~/.xla/workspace/<源名>_透视.xlsx``), out_sheet (default 透视表).
 
@@ -78,6 +80,8 @@ def main(params):
             "rows_used": job.rows_used, "rows_filtered_out": job.rows_filtered,
             "complete": job.stopped_at is None, "backup": saved.get("backup"),
         }
+        if job.counts:
+            result["counts"] = job.counts
         if built["rows_folded"]:
             rt.warn("行维度「%s」有 %d 个取值，按合计保留前 %d 个，其余 %d 个合并成「%s」行（数字没有丢）" % (
                 job.row.name, len(built["row_tot"]), max_rows, len(built["rows_folded"]), built["other_row"]))

@@ -81,30 +81,37 @@ class Bucketer(object):
 # =============================================================================================
 # Aggregation
 
-FUNCS = ("sum", "avg", "max", "min", "count", "distinct_count")
+FUNCS = ("sum", "avg", "max", "min", "count", "count_rows", "distinct_count")
 _FUNC_ALIASES = {"mean": "avg", "average": "avg", "total": "sum", "求和": "sum", "合计": "sum", "平均": "avg",
                  "平均值": "avg", "最大": "max", "最大值": "max", "最小": "min", "最小值": "min", "计数": "count",
                  "count_distinct": "distinct_count", "nunique": "distinct_count", "distinct": "distinct_count",
-                 "去重计数": "distinct_count", "countd": "distinct_count"}
+                 "去重计数": "distinct_count", "countd": "distinct_count", "行数": "count_rows", "count_all": "count_rows",
+                 "rows": "count_rows", "countrows": "count_rows"}
 
 
 def check_func(func, where="func"):
     key = str(func or "").strip().lower()
     key = _FUNC_ALIASES.get(key, key)
     if key not in FUNCS:
-        raise ToolError("%s 不支持 %r。可用：sum 求和 / avg 平均 / max 最大 / min 最小 / count 计数（非空单元格；"
-                           "不给列则数行数）/ distinct_count 去重计数" % (where, func))
+        raise ToolError("%s 不支持 %r。可用：sum 求和 / avg 平均 / max 最大 / min 最小 / count 计数（sum/avg 用到的"
+                        "数值个数，- / 无 等占位符不算；文字列数非空单元格）/ count_rows 行数（不管该列写了什么）/ "
+                        "distinct_count 去重计数" % (where, func))
     return key
 
 
 class SkipLog(object):
-    """Cells a metric could not use (text in a number column...): a count and 3 examples."""
+    """Cells a metric could not use (text in a number column...): a count and 3 examples.
 
-    __slots__ = ("count", "examples")
+    ``numeric`` is set by ``count`` accumulators when the column holds at least one number: then
+    every group's count is the number of values sum/avg use, not of filled cells (one rule for the
+    whole metric, so count × avg = sum in every group)."""
+
+    __slots__ = ("count", "examples", "numeric")
 
     def __init__(self):
         self.count = 0
         self.examples = []
+        self.numeric = False
 
     def note(self, row_number, value):
         self.count += 1
@@ -197,19 +204,68 @@ class ExtremeAgg(object):
 
 
 class CountAgg(object):
-    """count of non-empty cells (Excel COUNTA); with no column, the number of rows."""
+    """count: the values sum/avg use (numbers and money text; ``-``, ``—``, ``/``, ``无``, ``N/A``
+    and blank-looking cells are empty, text is not a number). A column with no number at all (names,
+    dates) counts its filled cells instead, placeholders still empty. ``n`` numbers, ``filled``
+    filled cells; which one ``result`` gives is the metric's (``skip.numeric``), see ``count_meaning``."""
 
+    __slots__ = ("n", "filled", "skip")
+
+    def __init__(self, skip=None):
+        self.n = 0
+        self.filled = 0
+        self.skip = skip if skip is not None else SkipLog()
+
+    def add(self, value, row_number):
+        cls = value.__class__
+        if cls is int or cls is float:
+            if value == value:
+                self.n += 1
+                self.filled += 1
+                self.skip.numeric = True
+            return
+        if value is None or cls is bool:
+            if cls is bool:
+                self.filled += 1
+            return
+        if cls is str:
+            number = to_decimal(value)
+            if number is None:               # blank or a placeholder: an empty value
+                return
+            self.filled += 1
+            if number is not INVALID:
+                self.n += 1
+                self.skip.numeric = True
+            return
+        self.filled += 1                     # dates, times
+
+    def result(self):
+        return self.n if self.skip.numeric else self.filled
+
+
+class RowCount(object):
+    """count_rows (and count with no column): every row, whatever the column holds."""
     __slots__ = ("n",)
 
     def __init__(self, skip=None):
         self.n = 0
 
     def add(self, value, row_number):
-        if value is not None and not (value.__class__ is str and not value.strip()):
-            self.n += 1
+        self.n += 1
 
     def result(self):
         return self.n
+
+
+def count_meaning(func, skip, column_given=True):
+    """What a count metric counted, in the words the answer gives (None for other functions)."""
+    if func == "count_rows" or (func == "count" and not column_given):
+        return "行数：每一行都算，不管该列写了什么"
+    if func != "count":
+        return None
+    if skip is not None and skip.numeric:
+        return "数值个数：sum/avg 用到的值（- / — / 无 / N/A 等占位符和空白不算，文字不算）"
+    return "非空单元格数：该列没有数字，数的是填了内容的单元格（- / 无 等占位符和空白不算）"
 
 
 class DistinctAgg(object):
@@ -238,7 +294,9 @@ def make_metric(func, skip):
     if func == "min":
         return ExtremeAgg(skip, False)
     if func == "count":
-        return CountAgg()
+        return CountAgg(skip)
+    if func == "count_rows":
+        return RowCount()
     return DistinctAgg()
 
 

@@ -20,7 +20,8 @@ Empty row/column keys are shown as （空白）; cells of a date axis that are n
 Date buckets: ``2024`` / ``2024Q3`` / ``2024-09`` / ``2024-W36`` (ISO week) / ``2024-09-05``.
 """
 from ..errors import ToolError
-from .aggregate import BUCKET_NAMES, Bucketer, SkipLog, check_bucket, check_func, make_metric, sort_key
+from .aggregate import (BUCKET_NAMES, Bucketer, RowCount, SkipLog, check_bucket, check_func, count_meaning,
+                        make_metric, sort_key)
 from .values import Decimal, as_datetime, key_value
 
 MAX_ROWS = 100
@@ -32,26 +33,14 @@ TOTAL = "合计"
 BLANK = "（空白）"
 NOT_DATE = "（非日期）"
 FUNC_LABELS = {"sum": "求和", "avg": "平均值", "max": "最大值", "min": "最小值", "count": "计数",
-               "distinct_count": "去重计数"}
+               "count_rows": "行数", "distinct_count": "去重计数"}
 _SPECIAL_ORDER = {BLANK: 1, NOT_DATE: 2}
 
 
-class RowCount(object):
-    """count with no value column: every row of the cell."""
-    __slots__ = ("n",)
-
-    def __init__(self, skip=None):
-        self.n = 0
-
-    def add(self, value, row_number):
-        self.n += 1
-
-    def result(self):
-        return self.n
-
-
-def _fresh(func, counting_rows):
-    return RowCount() if counting_rows else make_metric(func, SkipLog())
+def _fresh(func, counting_rows, skip):
+    """An empty accumulator for a total or 其他 cell; it shares the cells' SkipLog so a count
+    total counts what its cells count (numbers, or filled cells when the column has none)."""
+    return RowCount() if counting_rows else make_metric(func, skip)
 
 
 def merge_into(dst, src, func):
@@ -60,6 +49,9 @@ def merge_into(dst, src, func):
         dst.total += src.total
         dst.n += src.n
     elif func == "count":
+        dst.n += src.n
+        dst.filled += src.filled
+    elif func == "count_rows":
         dst.n += src.n
     elif func == "distinct_count":
         dst.seen |= src.seen
@@ -78,8 +70,8 @@ def rank_value(acc, func):
         return acc.total if acc.n else None
     if func == "avg":
         return acc.total / acc.n if acc.n else None
-    if func == "count":
-        return acc.n
+    if func in ("count", "count_rows"):
+        return acc.result()
     if func == "distinct_count":
         return len(acc.seen)
     if acc.best is not None:
@@ -164,9 +156,11 @@ class Pivot(object):
         if self.row.column.index == self.col.column.index and self.row.bucket == self.col.bucket:
             raise ToolError("row 和 col 用的是同一列「%s」，交叉表会只有对角线。请换一列作列维度，或给其中一个加 "
                             "date_bucket（如行按 year、列按 month）" % self.row.column.name)
+        if value in (None, "") and self.func == "count":
+            self.func = "count_rows"        # count with no value column: the rows, and the answer says so
         if value in (None, ""):
-            if self.func != "count":
-                raise ToolError("func=%s 需要 value（要汇总的数值列，如 \"金额\"）；只数行数时用 func=count。%s" % (
+            if self.func != "count_rows":
+                raise ToolError("func=%s 需要 value（要汇总的数值列，如 \"金额\"）；只数行数时用 func=count_rows。%s" % (
                     self.func, table.columns_hint()), available_columns=table.names[:60])
             self.value = None
         else:
@@ -189,12 +183,18 @@ class Pivot(object):
 
     @property
     def counting_rows(self):
-        return self.value is None
+        return self.value is None or self.func == "count_rows"
 
     @property
     def value_label(self):
-        return "%s%s" % (self.value.name if self.value is not None else "行数",
-                         FUNC_LABELS[self.func] if self.value is not None else "")
+        if self.counting_rows:
+            return "行数"
+        return "%s%s" % (self.value.name, FUNC_LABELS[self.func])
+
+    @property
+    def counts(self):
+        """What a count pivot counted (None for sum/avg/...), in the answer's words."""
+        return count_meaning(self.func, self.skip, self.value is not None)
 
     def run(self):
         row_key, col_key = self.row.key_fn(), self.col.key_fn()
@@ -226,7 +226,7 @@ class Pivot(object):
                                         MAX_CELLS, self.row.name, self.col.name))
                 self.n_cells += 1
                 acc = line[ck] = RowCount() if counting else make_metric(func, skip)
-            if vidx >= 0:
+            if vidx >= 0 and not counting:
                 acc.add(values[vidx] if vidx < len(values) else None, rownum)
             else:
                 acc.n += 1
@@ -257,14 +257,14 @@ class Pivot(object):
             return self._built
         func, counting = self.func, self.counting_rows
         row_tot, col_tot = {}, {}
-        grand = _fresh(func, counting)
+        grand = _fresh(func, counting, self.skip)
         for rk, line in self.cells.items():
-            rt_acc = row_tot[rk] = _fresh(func, counting)
+            rt_acc = row_tot[rk] = _fresh(func, counting, self.skip)
             for ck, acc in line.items():
                 merge_into(rt_acc, acc, func)
                 ct = col_tot.get(ck)
                 if ct is None:
-                    ct = col_tot[ck] = _fresh(func, counting)
+                    ct = col_tot[ck] = _fresh(func, counting, self.skip)
                 merge_into(ct, acc, func)
             merge_into(grand, rt_acc, func)
         rows, rows_folded = self._pick(row_tot, self.max_rows)
@@ -283,7 +283,7 @@ class Pivot(object):
                 if ck in folded_cols:
                     o = out.get(OTHER_COL)
                     if o is None:
-                        o = out[OTHER_COL] = _fresh(func, counting)
+                        o = out[OTHER_COL] = _fresh(func, counting, self.skip)
                     merge_into(o, acc, func)
                 else:
                     out[ck] = acc
@@ -291,19 +291,19 @@ class Pivot(object):
 
         body = [(rk, fold_line(self.cells[rk]), row_tot[rk]) for rk in rows]
         if rows_folded:
-            merged, merged_total = {}, _fresh(func, counting)
+            merged, merged_total = {}, _fresh(func, counting, self.skip)
             for rk in rows_folded:
                 for ck, acc in fold_line(self.cells[rk]).items():
                     m = merged.get(ck)
                     if m is None:
-                        m = merged[ck] = _fresh(func, counting)
+                        m = merged[ck] = _fresh(func, counting, self.skip)
                     merge_into(m, acc, func)
                 merge_into(merged_total, row_tot[rk], func)
             body.append((other_row_label, merged, merged_total))
         col_order = list(cols) + ([OTHER_COL] if cols_folded else [])
         foot = {ck: col_tot[ck] for ck in cols}
         if cols_folded:
-            o = _fresh(func, counting)
+            o = _fresh(func, counting, self.skip)
             for ck in cols_folded:
                 merge_into(o, col_tot[ck], func)
             foot[OTHER_COL] = o
@@ -374,7 +374,7 @@ class Pivot(object):
 def number_format_for(grid, func):
     """Excel number format for the pivot's numbers: thousands separators, 2 decimals when any value
     has cents (sum/avg/max/min of money), integers otherwise (counts)."""
-    if func in ("count", "distinct_count"):
+    if func in ("count", "count_rows", "distinct_count"):
         return "#,##0"
     for row in grid[1:]:
         for v in row[1:]:

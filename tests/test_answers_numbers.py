@@ -1,0 +1,96 @@
+"""Issue 20, numbers a demanding user checks: count × avg = sum (placeholders are empty values),
+count_rows says it counts rows, derived tables keep money as real numbers, clean_table's report
+adds up to the cells that changed. Real files (xlwt .xls, openpyxl .xlsx), real tool processes."""
+import datetime
+import os
+from decimal import Decimal
+
+import pytest
+
+from conftest import ok
+
+xlwt = pytest.importorskip("xlwt")
+openpyxl = pytest.importorskip("openpyxl")
+
+DEPTS = ["财务部", "销售部", "研发部"]
+PLACEHOLDERS = ["-", "—", "/", "无", "N/A", " "]
+
+
+def _ledger_xls(path):
+    """部门费用.xls: each department has 8 amounts and one placeholder row per kind of placeholder."""
+    book = xlwt.Workbook(encoding="utf-8")
+    ws = book.add_sheet("费用")
+    for c, name in enumerate(["部门", "月份", "金额"]):
+        ws.write(0, c, name)
+    expected = {}
+    r = 1
+    for d, dept in enumerate(DEPTS):
+        amounts = [Decimal(1000 + 137 * d + 11 * i) + Decimal(i) / 100 for i in range(8)]
+        expected[dept] = amounts
+        for i, amount in enumerate(amounts):
+            ws.write(r, 0, dept)
+            ws.write(r, 1, "%d月" % (i % 2 + 1))
+            ws.write(r, 2, float(amount) if i % 2 else "￥{:,.2f}".format(amount))
+            r += 1
+        for p in PLACEHOLDERS:
+            ws.write(r, 0, dept)
+            ws.write(r, 1, "1月")
+            ws.write(r, 2, p)
+            r += 1
+    book.save(str(path))
+    return expected
+
+
+def test_count_is_the_values_sum_and_avg_use(run, tmp_path):
+    src = tmp_path / "部门费用.xls"
+    expected = _ledger_xls(src)
+    data = ok(run("calc_table", {"path": str(src), "group_by": ["部门"], "metrics": [
+        {"column": "金额", "func": "sum", "as": "合计"}, {"column": "金额", "func": "avg", "as": "平均"},
+        {"column": "金额", "func": "count", "as": "笔数"}, {"column": "金额", "func": "count_rows", "as": "行数"}]}))
+    groups = {g["部门"]: g for g in data["groups"]}
+    for dept, amounts in expected.items():
+        g = groups[dept]
+        assert g["笔数"] == 8, g
+        assert g["行数"] == 8 + len(PLACEHOLDERS), g
+        assert Decimal(str(g["合计"])) == sum(amounts)
+        assert abs(Decimal(str(g["平均"])) * g["笔数"] - sum(amounts)) < Decimal("0.01")
+    meta = {m["as"]: m for m in data["metrics"]}
+    assert "数值个数" in meta["笔数"]["counts"] and "占位符" in meta["笔数"]["counts"]
+    assert meta["行数"]["func"] == "count_rows" and "行数" in meta["行数"]["counts"]
+    assert "skipped" not in data            # placeholders are empty values, not unparsable text
+    # count with no column is the row count, and the answer says so
+    data = ok(run("calc_table", {"path": str(src), "metrics": [{"func": "count", "as": "n"}]}))
+    assert data["groups"][0]["n"] == 3 * (8 + len(PLACEHOLDERS))
+    assert data["metrics"][0]["func"] == "count_rows" and "行数" in data["metrics"][0]["counts"]
+
+
+def test_count_of_a_text_column_counts_filled_cells(run, tmp_path):
+    src = tmp_path / "名单.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["姓名", "备注"])
+    for name, note in [("张三", "迟到"), ("李四", "-"), ("王五", None), ("赵六", "无"), ("钱七", "早退")]:
+        ws.append([name, note])
+    wb.save(str(src))
+    data = ok(run("calc_table", {"path": str(src), "metrics": [{"column": "备注", "func": "count", "as": "n"}]}))
+    assert data["groups"][0]["n"] == 2
+    assert "非空单元格" in data["metrics"][0]["counts"]
+
+
+def test_pivot_count_matches_sum_over_avg(run, tmp_path):
+    src = tmp_path / "部门费用.xls"
+    expected = _ledger_xls(src)
+    data = ok(run("pivot_table", {"path": str(src), "row": {"column": "部门"}, "col": {"column": "月份"},
+                                  "value": "金额", "func": "count", "out_path": str(tmp_path / "计数.xlsx")}))
+    assert data["grand_total"] == 8 * len(DEPTS), data
+    assert "数值个数" in data["counts"]
+    wb = openpyxl.load_workbook(data["path"])
+    rows = [[c.value for c in r] for r in wb.active.iter_rows()]
+    by_dept = {r[0]: r for r in rows[1:]}
+    for dept in expected:
+        assert by_dept[dept][-1] == 8, by_dept[dept]
+        assert by_dept[dept][1:3] == [4, 4]      # the placeholders sit in 1月 and are not counted
+    data = ok(run("pivot_table", {"path": str(src), "row": {"column": "部门"}, "col": {"column": "月份"},
+                                  "value": "金额", "func": "count_rows", "out_path": str(tmp_path / "行数.xlsx")}))
+    assert data["grand_total"] == (8 + len(PLACEHOLDERS)) * len(DEPTS)
+    assert data["func"] == "count_rows" and "行数" in data["counts"]
