@@ -212,6 +212,52 @@ def test_formulas_without_cached_values_are_reported(run, tmp_path):
     data = ok(run("read_spreadsheet", {"path": path}))
     assert data["sheets"][0]["rows"] == [["金额", "两倍"], [5]]
     assert any("公式" in w and "缓存" in w for w in data["warnings"])
+    assert data["formula_without_value"]["count"] == 1
+    assert data["formula_without_value"]["example"] == {"sheet": "Sheet", "cell": "B2", "formula": "=A2*2"}
+
+
+UNCACHED_NOTE = "1 个公式单元格没有缓存值（例如工作表「Sheet」的 C3：=SUM(C1:C2)）"
+
+
+@pytest.fixture
+def uncached(tmp_path):
+    """A ledger whose totals formula was never computed (openpyxl writes no cached values)."""
+    path = str(tmp_path / "台账.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["品名", "类别", "金额"])
+    ws.append(["苹果", "水果", 5])
+    ws.append(["合计", None, "=SUM(C1:C2)"])
+    wb.save(path)
+    return path
+
+
+def test_probe_table_reports_formulas_without_cached_values(run, uncached):
+    data = ok(run("probe_table", {"path": uncached}))
+    assert data["formula_without_value"]["count"] == 1
+    assert any(UNCACHED_NOTE in w for w in data["warnings"]), data["warnings"]
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("calc_table", {"metrics": [{"column": "金额", "func": "sum"}]}),
+    ("filter_table", {"where": [{"column": "金额", "op": ">", "value": 0}]}),
+    ("clean_table", {}),
+    ("dedupe_table", {}),
+    ("pivot_table", {"row": {"column": "品名"}, "col": {"column": "类别"}, "value": "金额"}),
+])
+def test_derived_tables_pass_the_note_on(run, uncached, tool, args):
+    data = ok(run(tool, dict(args, path=uncached)))
+    assert any(UNCACHED_NOTE in w for w in data["warnings"]), (tool, data.get("warnings"))
+
+
+def test_lookup_table_passes_the_note_on(run, uncached, tmp_path):
+    right = str(tmp_path / "价目.xlsx")
+    wb = openpyxl.Workbook()
+    wb.active.append(["品名", "单价"])
+    wb.active.append(["苹果", 3])
+    wb.save(right)
+    data = ok(run("lookup_table", {"left_path": uncached, "right_path": right, "left_key": "品名"}))
+    assert any(UNCACHED_NOTE in w for w in data["warnings"]), data.get("warnings")
 
 
 def test_too_large_limit_and_negative_offset_are_clamped_not_refused(run):

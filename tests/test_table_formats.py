@@ -292,8 +292,12 @@ def test_formulas_without_cache_warn_once(reader):
         rows = dict(read_all(book))
         assert rows[3] == [D(2024, 1, 5), "苹果", 10, 3.5]        # E3/F3 formulas read as empty
         assert rows[6] == ["合计"]
-        assert book.warnings == [tf.NOCACHE_WARNING]
-        assert "公式没有缓存值" in book.warnings[0]
+        # counted once per cell even when the sheet is read twice, with the first one as example
+        list(book.rows())
+        assert book.formula_without_value == {
+            "count": 11, "sheets": {"汇总": 11}, "example": {"sheet": "汇总", "cell": "E3", "formula": "=C3*D3"}}
+        assert len(book.warnings) == 1
+        assert "11 个公式单元格没有缓存值" in book.warnings[0] and "E3：=C3*D3" in book.warnings[0]
 
 
 @pytest.mark.parametrize("name", XLSX_FIXTURES)

@@ -236,6 +236,8 @@ def probe(book, table, path, params, sample):
         result["combined_header"] = table.combined[:20]
     if table.merged_data:
         result["merged_in_data"] = [tio.range_ref(*m) for m in table.merged_data[:20]]
+    if getattr(book, "formula_without_value", None):     # formulas stored without results (read as empty)
+        result["formula_without_value"] = book.formula_without_value
     for note in list(table.warnings) + table.row_warnings():
         rt.warn(note)
     if count > STATS_ROWS:

@@ -21,7 +21,9 @@ Returns ``format``, ``sheet_names``, ``hidden_sheets`` and per sheet ``name``, `
 (non-empty rows; ``total_rows_exact`` false when a huge sheet could not be counted in time),
 ``offset``, ``returned``, ``next_offset`` (null when done), ``truncated`` (more rows remain),
 ``row_numbers`` (the Excel row of each returned row), ``rows``, ``merged`` (``A1:B2`` ranges),
-plus ``warnings``. When no sheet is named, the output budget (``rt.budget``) is shared: each sheet
+plus ``warnings`` and, when the file has formulas stored without their results (a generator that
+never computed them), ``formula_without_value`` (count, per-sheet counts, first example): those
+cells read as empty, and the answer says so. When no sheet is named, the output budget (``rt.budget``) is shared: each sheet
 gets a fair minimum and the first sheets get the rest. Cells are shown by ``table_io.CellShow``
 (the display every table tool uses); counting a huge sheet stops at ``rt.deadline``.
 """
@@ -135,6 +137,9 @@ def read(book, sheet, offset, limit, header_row):
         rt.warn(note)
     result = {"format": book.kind, "sheet_names": [s.name for s in book.sheets], "hidden_sheets": hidden,
               "sheets": [p[0] for p in pages]}
+    uncached = getattr(book, "formula_without_value", None)
+    if uncached:            # formulas the file stores without results: read as empty, said so
+        result["formula_without_value"] = uncached
     for page, _raw, _shown in pages:
         page.update({"returned": 0, "next_offset": None, "truncated": False, "row_numbers": [], "rows": []})
     budget = max(rt.budget(result), 0)

@@ -22,6 +22,9 @@ SheetInfo = collections.namedtuple("SheetInfo", "name hidden index")
 
 NOCACHE_WARNING = ("工作簿里有公式没有缓存值（多见于程序生成、未用 Excel 打开保存过的文件），"
                    "这些单元格读作空值；请用 Excel/WPS 打开后保存一次再试")
+# The same note with its count and one example, as the book gives it once cells were read.
+NOCACHE_COUNTED = ("工作簿里有 %d 个公式单元格没有缓存值（例如%s），这些单元格读作空值，不是真的空：文件多半是程序生成、"
+                   "从未在 Excel/WPS 里计算过。请用 Excel/WPS 打开后保存一次再读；或按数据列用 calc_table 重新计算")
 
 MAX_EXACT = 2 ** 53
 
@@ -167,11 +170,26 @@ def _ms_to_time(ms):
 # ---------------------------------------------------------------------------------------------
 # Reading helpers
 
+def col_letters(index):
+    """0-based column index -> ``A``, ``Z``, ``AA``…"""
+    out = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
 def trim(values):
     """Drop trailing ``None`` in place and return the list."""
     while values and values[-1] is None:
         values.pop()
     return values
+
+
+def _example_text(example):
+    where = "工作表「%s」的 %s" % (example["sheet"], example["cell"])
+    return where + ("：%s" % example["formula"] if example["formula"] else "（共享公式）")
 
 
 class BaseBook(object):
@@ -182,9 +200,56 @@ class BaseBook(object):
     def __init__(self, path):
         self.path = path
         self.sheets = []
-        self.warnings = []
+        self._warnings = []
         self.encoding = None
         self.delimiter = None
+        self._nocache = {}          # sheet name -> [count, last (row, col) counted, example]
+
+    @property
+    def warnings(self):
+        """The reader's notes so far (a fresh list: add notes with ``warn``). The note about
+        formulas without cached values carries the count and an example, so it is built here."""
+        out = []
+        for note in self._warnings:
+            if note == NOCACHE_WARNING:
+                info = self.formula_without_value
+                if info is None:
+                    out.append(note)
+                    continue
+                note = NOCACHE_COUNTED % (info["count"], _example_text(info["example"]))
+            out.append(note)
+        return out
+
+    @warnings.setter
+    def warnings(self, notes):
+        self._warnings = list(notes)
+
+    def note_formula_without_value(self, sheet, row, col, formula=None):
+        """Record a formula cell the file stores without its result (1-based ``row``, 0-based
+        ``col``; ``formula`` its text when the file has it). Rows come in order within a pass, so
+        a cell at or before the last one counted belongs to an earlier pass over the same sheet
+        and is not counted twice."""
+        entry = self._nocache.get(sheet)
+        if entry is None:
+            entry = self._nocache[sheet] = [0, (0, -1), None]
+        if (row, col) <= entry[1]:
+            return
+        entry[0] += 1
+        entry[1] = (row, col)
+        if entry[2] is None:
+            entry[2] = {"sheet": sheet, "cell": "%s%d" % (col_letters(col), row),
+                        "formula": ("=" + formula.lstrip("=")) if formula else None}
+        self.warn(NOCACHE_WARNING)
+
+    @property
+    def formula_without_value(self):
+        """None, or ``{"count": N, "sheets": {name: n}, "example": {"sheet", "cell", "formula"}}``
+        for the formula cells without a cached value met in the rows read so far."""
+        if not self._nocache:
+            return None
+        sheets = {name: e[0] for name, e in self._nocache.items()}
+        example = next(e[2] for e in self._nocache.values())
+        return {"count": sum(sheets.values()), "sheets": sheets, "example": example}
 
     def __enter__(self):
         return self
@@ -194,8 +259,8 @@ class BaseBook(object):
         return False
 
     def warn(self, message):
-        if message not in self.warnings:
-            self.warnings.append(message)
+        if not any(message is n or message == n for n in self._warnings):
+            self._warnings.append(message)
 
     def sheet(self, name=None):
         """The SheetInfo for ``name``; None means the first visible sheet."""

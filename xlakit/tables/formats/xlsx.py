@@ -36,9 +36,9 @@ import zipfile
 import zlib
 
 from ... import opc
-from ._base import BaseBook, FormatError, SheetInfo, NOCACHE_WARNING, number, serial_to_value, trim
+from ._base import BaseBook, FormatError, SheetInfo, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
-                       _inner_value, _iso_value, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
+                       _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
                        decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
                        strip_comments)
 
@@ -342,11 +342,15 @@ class XlsxBook(BaseBook):
                                 elif t_tag in inner:
                                     raise _ParseProblem("inline string not read (</t >?)")
                             elif f_tag in inner:
-                                self.warn(NOCACHE_WARNING)
+                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
                             else:
                                 raise _ParseProblem("cell content not understood %r" % inner[:60])
                             continue
                         if not raw:
+                            # <f>..</f><v></v>: a number cell's formula never computed (a formula
+                            # giving "" is written t="str")
+                            if meta[0] == "n" and f_tag in inner:
+                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
                             continue
                     typ, dkind, _closed = meta
                     if typ == "n":
@@ -469,8 +473,7 @@ class XlsxBook(BaseBook):
         kinds = self.styles.kinds
         date1904 = self.date1904
         done = 0
-        if self._has_formula_cells(info):
-            self.warn(NOCACHE_WARNING)
+        self._note_uncached_formulas(info)
         for row in ws.iter_rows():
             values = []
             rnum = None
@@ -505,23 +508,36 @@ class XlsxBook(BaseBook):
                 if max_rows is not None and done >= max_rows:
                     return
 
-    def _has_formula_cells(self, info):
+    def _note_uncached_formulas(self, info):
         """openpyxl (data_only) shows a formula without a cached value as None, silently: find
-        such cells in the XML so the openpyxl path gives the same warning as the fast path."""
+        such cells in the XML so the openpyxl path gives the same count and example as the fast
+        path."""
         member = self._member(self._sheet_parts[info.index] or "")
         if member is None:
-            return False
+            return
         m = re.search(rb"<(?:(\w+):)?worksheet\b", self._head(member))
         p = (m.group(1) + b":") if m and m.group(1) else b""
         cell_re = _cell_regex(p)
-        for chunk in self._chunks(member, b"</" + p + b"c>"):
-            if b"<" + p + b"f" not in chunk:
+        f_tag, is_tag = b"<" + p + b"f", b"<" + p + b"is>"
+        row_re = re.compile(rb"<" + re.escape(p) + rb'row\b[^>]*?\br="(\d+)"')
+        rnum = 0
+        for chunk in self._chunks(member, b"</" + p + b"row>"):
+            if f_tag not in chunk:
                 continue
-            for _col, _attrs, _raw, _itext, inner in cell_re.findall(chunk):
-                if inner and b"<" + p + b"f" in inner and _inner_value(inner, p) is None \
-                        and b"<" + p + b"is>" not in inner:
-                    return True
-        return False
+            for piece in chunk.split(b"</" + p + b"row>"):
+                rm = row_re.match(piece, max(piece.rfind(b"<" + p + b"row"), 0))
+                rnum = int(rm.group(1)) if rm else rnum + 1
+                if f_tag not in piece:
+                    continue
+                pos = 0
+                for col, attrs, _raw, _itext, inner in cell_re.findall(piece):
+                    ci = _col_index(col.decode("ascii")) if col else pos
+                    pos = ci + 1
+                    if not inner or f_tag not in inner or is_tag in inner:
+                        continue
+                    raw = _inner_value(inner, p)
+                    if raw is None or (not raw and b't="' not in attrs):
+                        self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
 
     def _scan_merges(self, member):
         """<mergeCell ref=...> ranges by a plain text scan (chunks end at '>', so no tag is cut)."""

@@ -209,6 +209,23 @@ def _inner_value(inner, p):
     return m.group(1) if m else None
 
 
+_F_RE_CACHE = {}
+
+
+def formula_text(inner, p):
+    """The text of a cell's ``<f>`` (for the note about formulas without a cached value); None
+    for a shared formula's follower ``<f t="shared" si="0"/>``, which has none of its own."""
+    rx = _F_RE_CACHE.get(p)
+    if rx is None:
+        e = re.escape(p)
+        rx = _F_RE_CACHE[p] = re.compile(rb"<" + e + rb"f(?:\s[^>]*)?>(.*?)</" + e + rb"f>", re.S)
+    m = rx.search(inner)
+    if not m or not m.group(1).strip():
+        return None
+    text = decode_text(m.group(1))
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
 def _cell_meta(attrs, kinds):
     """(type, date kind) of a cell's attribute text (without ``r=``); anything but plain
     double-quoted pairs is beyond the fast parser (``t='s'`` read as a number would add the
