@@ -94,3 +94,64 @@ def test_pivot_count_matches_sum_over_avg(run, tmp_path):
                                   "value": "金额", "func": "count_rows", "out_path": str(tmp_path / "行数.xlsx")}))
     assert data["grand_total"] == (8 + len(PLACEHOLDERS)) * len(DEPTS)
     assert data["func"] == "count_rows" and "行数" in data["counts"]
+
+
+def _money_ledger(path, n=60):
+    """A ledger whose 金额 is money text, 单价 plain numbers, 订单号 digit codes, 编码 with a leading zero."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["订单号", "编码", "客户", "金额", "单价", "备注"])
+    expected = []
+    for i in range(n):
+        amount = Decimal(290388 + 1371 * i) / 100
+        text = "￥{:,.2f}".format(amount) if i % 3 else ("-" if i % 2 else "{:,.2f}".format(amount))
+        expected.append(None if text == "-" else amount)
+        ws.append([str(202400000 + i), "0%03d" % i, "客户%d" % (i % 4), text, 12.5, "第%d笔" % i])
+    wb.save(str(path))
+    return expected
+
+
+def _column(path, letter):
+    wb = openpyxl.load_workbook(str(path))
+    ws = wb.active
+    return [c for c in ws[letter]][1:]
+
+
+@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
+def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
+    src = tmp_path / "流水.xlsx"
+    expected = _money_ledger(src)
+    out = tmp_path / ("%s.xlsx" % tool)
+    if tool == "filter_table":
+        args = {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无此人"}], "out_path": str(out)}
+    elif tool == "lookup_table":
+        right = tmp_path / "客户.xlsx"
+        wb = openpyxl.Workbook()
+        wb.active.append(["客户", "电话"])
+        for k in range(4):
+            wb.active.append(["客户%d" % k, "1380000000%d" % k])
+        wb.save(str(right))
+        args = {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
+    else:
+        args = {"path": str(src), "keys": ["订单号"], "out_path": str(out)}
+    data = ok(run(tool, args))
+    converted = {c["column"]: c for c in data["converted_columns"]}
+    assert set(converted) == {"金额"}, data["converted_columns"]
+    assert converted["金额"]["cells"] == sum(1 for e in expected if e is not None)
+    assert converted["金额"]["number_format"] == "#,##0.00"
+    cells = _column(out, "D")
+    numbers = [c for c in cells if isinstance(c.value, (int, float))]
+    assert len(numbers) == sum(1 for e in expected if e is not None)
+    assert sum(Decimal(repr(c.value)) for c in numbers) == sum(e for e in expected if e is not None)
+    assert all(c.number_format == "#,##0.00" for c in numbers)
+    assert [c.value for c in cells if isinstance(c.value, str)] == ["-"] * expected.count(None)
+    assert all(isinstance(c.value, str) for c in _column(out, "A"))     # 订单号: codes stay text
+    assert [c.value for c in _column(out, "B")][:3] == ["0000", "0001", "0002"]
+    assert any("keep_text" in w for w in data["warnings"])
+    # keep_text: the text as it was
+    args["out_path"] = str(tmp_path / ("%s_原样.xlsx" % tool))
+    args["keep_text"] = True
+    data = ok(run(tool, args))
+    assert data["converted_columns"] == []
+    texts = [c.value for c in _column(args["out_path"], "D")]
+    assert texts[1] == "￥{:,.2f}".format(expected[1])

@@ -15,7 +15,8 @@ Modes:
   ``原行号`` first) so the user can look at them in Excel.
 
 Parameters: path, keys (column names/letters; none = the whole row), mode, keep, case_sensitive,
-sheet, header_row, out_path, out_sheet, offset, limit.
+sheet, header_row, out_path, out_sheet, offset, limit, keep_text (true: money text is written as it
+was; by default money/number columns become number cells, listed in ``converted_columns``).
 
 Returns ``path``, ``rows_before``, ``rows_after`` and ``removed`` (remove), ``duplicate_groups``,
 ``duplicate_rows`` (rows a remove would drop), ``rows_in_groups``, ``groups`` (a page),
@@ -28,6 +29,7 @@ from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.dedupe import Groups, Remover, ReportRows  # noqa: E402
+from xlakit.tables.derive import NumberCells  # noqa: E402
 from xlakit.tables.keys import KeyMaker  # noqa: E402
 import table_io as tio  # noqa: E402
 
@@ -55,8 +57,16 @@ def _open(source, params):
     return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
 
 
-def _write(target, rows, sheet):
-    saved = table_write.write_rows(target, rows, sheet=sheet)
+def _write(target, rows, sheet, params=None, result=None):
+    """Write the derived rows; money/number text becomes number cells unless keep_text
+    (``derive.NumberCells``), and ``result["converted_columns"]`` says which columns."""
+    numbers = NumberCells(keep_text=(params or {}).get("keep_text"))
+    rows = numbers.wrap(rows)
+    saved = table_write.write_rows(target, rows, sheet=sheet, styles=numbers.styles())
+    if result is not None:
+        result["converted_columns"] = numbers.converted_columns()
+    if numbers.note():
+        rt.warn(numbers.note())
     for note in saved.get("warnings") or []:
         rt.warn(note)
     return saved
@@ -101,14 +111,14 @@ def main(params):
             result["keep"] = keep
             if keep == "first":
                 job = Remover(table, indexes, maker, keep="first", deadline=rt.deadline)
-                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode])
+                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result)
                 groups = job.groups
             else:
                 groups = Groups(table, indexes, maker, deadline=rt.deadline, reserve=reserve)
                 groups.scan()
                 second = _open(source, params)
                 job = Remover(second, indexes, maker, keep="last", groups=groups, deadline=rt.deadline)
-                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode])
+                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result)
             stopped = job.stopped_at if job.stopped_at is not None else groups.stopped_at
             result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                           backup=saved.get("backup"), rows_before=groups.scanned, rows_after=job.written,
@@ -135,7 +145,7 @@ def main(params):
                     second = _open(source, params)
                     report = ReportRows(second, indexes, maker, groups, deadline=rt.deadline)
                     collected = report.collect()
-                saved = _write(target, report.rows(collected), params.get("out_sheet") or SHEETS[mode])
+                saved = _write(target, report.rows(collected), params.get("out_sheet") or SHEETS[mode], params, result)
                 stopped = stopped if stopped is not None else report.stopped_at
                 result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                               backup=saved.get("backup"), rows_written=report.written, columns=report.header)

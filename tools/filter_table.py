@@ -9,7 +9,9 @@ over an existing file by default). Cells stay faithful: ID numbers stay text, da
 
 Parameters: path, where (all must hold), columns (keep only these, in this order), out_path
 (default ``~/.xla/workspace/<源名>_筛选.xlsx``, csv sources -> .csv), out_sheet (default 筛选结果),
-sheet, header_row (0 = no header), limit (rows written, default 100,000), include_totals.
+sheet, header_row (0 = no header), limit (rows written, default 100,000), include_totals, keep_text
+(true: money text such as ``￥2,903.88`` is written as it was; by default the money and number
+columns are written as number cells, see ``derive.NumberCells``, and listed in ``converted_columns``).
 
 Returns ``path`` (the new file; null when nothing matched), ``match_count`` (all matching rows),
 ``written`` (at most ``limit``), ``rows_scanned``, ``columns``, ``column_count``, ``preview`` with
@@ -23,7 +25,7 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
-from xlakit.tables.derive import Filtered  # noqa: E402
+from xlakit.tables.derive import Filtered, NumberCells  # noqa: E402
 import table_io as tio  # noqa: E402
 
 MAX_LIMIT = 1048575          # one xlsx sheet, less the header row
@@ -78,9 +80,15 @@ def main(params):
                 yield first
                 for row in rows:
                     yield row
-            saved = table_write.write_rows(target, stream(), sheet=params.get("out_sheet") or DEFAULT_SHEET)
+            numbers = NumberCells(keep_text=params.get("keep_text"))
+            stream_out = numbers.wrap(stream())
+            saved = table_write.write_rows(target, stream_out, sheet=params.get("out_sheet") or DEFAULT_SHEET,
+                                           styles=numbers.styles())
             for note in saved.get("warnings") or []:
                 rt.warn(note)
+            result["converted_columns"] = numbers.converted_columns()
+            if numbers.note():
+                rt.warn(numbers.note())
             result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                           match_count=job.match_count, written=job.written, rows_scanned=job.scanned,
                           columns=header, column_count=len(header), complete=job.stopped_at is None,

@@ -18,7 +18,8 @@ Modes:
 
 Parameters: left_path, right_path, left_key, right_key (default: the same name as left_key), mode,
 bring, left_value, right_value, tolerance, case_sensitive, left_sheet, right_sheet,
-left_header_row, right_header_row, out_path, out_sheet.
+left_header_row, right_header_row, out_path, out_sheet, keep_text (true: money text is written as it
+was; by default money/number columns become number cells, listed in ``converted_columns``).
 
 Returns ``path``, ``rows_written``, ``columns``, ``preview``; merge: ``matched``,
 ``unmatched_left`` (+ examples), ``unmatched_right`` (+ examples), ``right_duplicate_keys`` with
@@ -33,6 +34,7 @@ from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables import lookup  # noqa: E402
+from xlakit.tables.derive import NumberCells  # noqa: E402
 import table_io as tio  # noqa: E402
 
 SHEETS = {"merge": "关联结果", "reconcile": "对账结果"}
@@ -75,8 +77,16 @@ def _bring(params, right, right_key):
     return out
 
 
-def _write(target, rows, sheet):
-    saved = table_write.write_rows(target, rows, sheet=sheet)
+def _write(target, rows, sheet, params=None, result=None):
+    """Write the derived rows; money/number text becomes number cells unless keep_text
+    (``derive.NumberCells``), and ``result["converted_columns"]`` says which columns."""
+    numbers = NumberCells(keep_text=(params or {}).get("keep_text"))
+    rows = numbers.wrap(rows)
+    saved = table_write.write_rows(target, rows, sheet=sheet, styles=numbers.styles())
+    if result is not None:
+        result["converted_columns"] = numbers.converted_columns()
+    if numbers.note():
+        rt.warn(numbers.note())
     for note in saved.get("warnings") or []:
         rt.warn(note)
     return saved
@@ -90,7 +100,8 @@ def _merge(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
         raise ToolError("右表太大，时间用完时只读到第 %d 行，无法完成关联（右表要完整读入才能查找）。"
                         "请先用 filter_table 缩小右表，或把右表拆小后再关联" % stop.rownum)
     job = lookup.Merged(left, lkey.index, index, [c.name for c in bring], keymaker, deadline=rt.deadline)
-    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["merge"])
+    converted = {}
+    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["merge"], params, converted)
     unused = index.unused()
     result = {
         "mode": "merge", "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],
@@ -103,6 +114,7 @@ def _merge(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
         "complete": job.stopped_at is None,
         "left": _describe(lpath, left, job.rows_written), "right": _describe(rpath, right, index.scanned),
     }
+    result.update(converted)
     if job.unmatched_examples:
         result["unmatched_left_examples"] = job.unmatched_examples
     if unused:
@@ -146,7 +158,8 @@ def _reconcile(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
     job = lookup.Reconciled(left, lkey.index, lval.index if lval else None, right, rkey.index,
                             rval.index if rval else None, keymaker, tolerance=tolerance, deadline=rt.deadline,
                             reserve=RECONCILE_RESERVE)
-    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"])
+    converted = {}
+    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"], params, converted)
     counts = job.counts
     result = {
         "mode": "reconcile", "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],
@@ -156,6 +169,7 @@ def _reconcile(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
         "complete": job.stopped is None,
         "left": _describe(lpath, left, job.scanned["left"]), "right": _describe(rpath, right, job.scanned["right"]),
     }
+    result.update(converted)
     if lval is not None:
         result.update(left_value=lval.name, right_value=rval.name, tolerance=float(job.tolerance))
         result.update(job.amounts())

@@ -32,8 +32,7 @@ DISTINCT_CAP = 200
 EXAMPLES = 3
 
 # Names that mark a column of codes, not amounts: never suggested as the column to sum.
-ID_WORDS = ("序号", "编号", "编码", "代码", "号码", "单号", "卡号", "账号", "帐号", "工号", "学号", "电话", "手机",
-            "身份证", "邮编", "id", "no", "code")
+ID_WORDS = tio.CODE_NAME_WORDS
 # How strongly a column name says "money": amounts first, prices and sales words after.
 MONEY_WORDS = ("金额", "额", "收入", "支出", "费", "款", "成本", "利润", "工资", "薪", "余额", "amount", "total")
 WEAK_MONEY_WORDS = ("价", "销售", "price", "sales")

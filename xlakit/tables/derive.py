@@ -1,14 +1,21 @@
-"""Derived tables: the rows a table tool writes into a new file (filter_table today; pivot, lookup,
-dedupe and clean next), streamed from a ``Table`` so a 1M-row ledger never sits in memory.
+"""Derived tables: the rows a table tool writes into a new file (filter_table, lookup_table,
+dedupe_table), streamed from a ``Table`` so a 1M-row ledger never sits in memory.
 
 Cells keep their meaning on the way out: dates stay dates, numbers stay numbers, identifier text
 (ID-card numbers, ``007``) stays text. A csv or HTML source has only text cells; there plain
-number text (``1234.5``) becomes a number so the new workbook can be summed, while money text
-(``￥1,234``) and identifiers are written exactly as they were.
+number text (``1234.5``) becomes a number so the new workbook can be summed.
+
+Money text (``￥2,903.88``, ``(300.00)``, ``1.2万``) is what sum/avg read as a number, so a derived
+table that kept it as text would make Excel's SUM over the result miss those rows. ``NumberCells``
+looks at the first rows of the output, picks the columns that are money or numbers (not codes:
+``订单号``, ``007``), and writes their parsed values as number cells with ``#,##0.00`` (``0.00%``
+for percentages); ``keep_text`` turns this off. The answer lists the columns (``converted_columns``).
 """
 import difflib
+import itertools
 
-from .values import CellShow, INVALID, display_text, is_identifier_text, key_value, number_kind, parse_number
+from .values import (CellShow, INVALID, decimal_out, display_text, is_code_name, is_identifier_text, key_value,
+                     number_kind, parse_number, to_decimal)
 
 PREVIEW_ROWS = 5
 DISTINCT_CAP = 5000          # distinct values remembered per condition column, for "did you mean"
@@ -102,3 +109,125 @@ class Filtered(object):
                 if close:
                     out.append({"column": name, "value": want, "closest": close[:5]})
         return out
+
+
+SAMPLE_ROWS = 2000           # output rows looked at to decide which columns are money/number columns
+MONEY_FORMAT = "#,##0.00"
+PERCENT_FORMAT = "0.00%"
+
+
+class NumberCells(object):
+    """Writes money and number text of the number columns as number cells (module docstring).
+
+    ``wrap(rows)`` takes the output stream (header first), reads up to ``SAMPLE_ROWS`` rows ahead
+    to choose the columns, and gives the stream back with those cells converted. A column is
+    converted when its name is not a code's (``is_code_name``), no cell is identifier text
+    (``007``, 18-digit IDs), at least 90% of its filled cells (placeholders such as ``-`` are empty)
+    are numbers or number text, and some of them are text. Placeholders and text that is not a
+    number stay as written (Excel's SUM skips them, as sum/avg do). ``styles()`` is the writer's
+    per-column number format; ``converted_columns()`` what the answer says."""
+
+    def __init__(self, keep_text=False):
+        self.keep_text = bool(keep_text)
+        self.header = []
+        self.columns = {}            # output column index -> {"format", "cells"}
+
+    def wrap(self, rows):
+        rows = iter(rows)
+        header = next(rows, None)
+        if header is None:
+            return iter(())
+        self.header = list(header)
+        if self.keep_text:
+            return itertools.chain([header], rows)
+        ahead = list(itertools.islice(rows, SAMPLE_ROWS))
+        self._choose(ahead)
+        if not self.columns:
+            return itertools.chain([header], ahead, rows)
+        return itertools.chain([header], self._convert(itertools.chain(ahead, rows)))
+
+    def _choose(self, sample):
+        width = max([len(self.header)] + [len(r) for r in sample[:200]])
+        for c in range(width):
+            name = self.header[c] if c < len(self.header) else None
+            if name is not None and is_code_name(name):
+                continue
+            filled = numeric = texts = pct = 0
+            code = False
+            for row in sample:
+                value = row[c] if c < len(row) else None
+                kind = number_kind(value)
+                if kind == "empty":
+                    continue
+                if kind == "identifier":
+                    code = True
+                    break
+                filled += 1
+                if kind == "number":
+                    numeric += 1
+                elif kind in ("plain_text", "money_text"):
+                    numeric += 1
+                    texts += 1
+                    if value.rstrip().endswith(("%", "％")):
+                        pct += 1
+            if code or not texts or numeric < 0.9 * filled:
+                continue
+            fmt = PERCENT_FORMAT if pct == texts and pct == numeric else MONEY_FORMAT
+            self.columns[c] = {"format": fmt, "cells": 0}
+
+    def _convert(self, rows):
+        plan = sorted(self.columns.items())
+        memo = {}
+        for row in rows:
+            n = len(row)
+            changed = None
+            for c, info in plan:
+                if c >= n:
+                    break
+                value = row[c]
+                if value.__class__ is not str:
+                    continue
+                number = memo.get(value, memo)
+                if number is memo:
+                    number = None
+                    if not is_identifier_text(value):
+                        parsed = to_decimal(value)
+                        if parsed is not None and parsed is not INVALID:
+                            number = decimal_out(parsed)
+                    if len(memo) < 100000:
+                        memo[value] = number
+                if number is None:
+                    continue
+                if changed is None:
+                    changed = list(row)
+                changed[c] = number
+                info["cells"] += 1
+            yield changed if changed is not None else row
+
+    def styles(self, base=None):
+        """The writer's ``styles`` (bold header, frozen header, per-column formats), or ``base``
+        unchanged when nothing is converted."""
+        if not self.columns:
+            return base
+        out = dict(base or {})
+        out.setdefault("bold_rows", [0])
+        out.setdefault("freeze", [1, 0])
+        out["column_formats"] = {c: info["format"] for c, info in self.columns.items()}
+        return out
+
+    def converted_columns(self):
+        """[{"column", "cells", "number_format"}] for the answer (after the stream was written)."""
+        out = []
+        for c, info in sorted(self.columns.items()):
+            name = self.header[c] if c < len(self.header) else None
+            out.append({"column": display_text(name) if name is not None else "第 %d 列" % (c + 1),
+                        "cells": info["cells"], "number_format": info["format"]})
+        return out
+
+    def note(self):
+        """One Chinese line for the warnings, or None."""
+        done = [x for x in self.converted_columns() if x["cells"]]
+        if not done:
+            return None
+        return "「%s」里的金额/数字文字已写成数字单元格（共 %d 个，Excel 里可直接求和）；要保留原来的文字请传 keep_text=true" % (
+            "」「".join(x["column"] for x in done), sum(x["cells"] for x in done))

@@ -268,6 +268,18 @@ def is_identifier_text(value):
     return value.__class__ is str and _IDENT_RE.match(value.strip()) is not None
 
 
+# Column names that mark codes, not amounts (序号, 订单号, 手机, ID...): such columns are never summed
+# by a suggestion and never turned into numbers by the derived tables, whatever digits they hold.
+CODE_NAME_WORDS = ("序号", "编号", "编码", "代码", "号码", "单号", "卡号", "账号", "帐号", "工号", "学号", "电话",
+                   "手机", "身份证", "邮编", "id", "no", "code")
+
+
+def is_code_name(name):
+    """True when a column name says the column holds codes (``订单号``, ``客户编码``, ``ID``)."""
+    text = str(name or "").strip().lower()
+    return any(word in text for word in CODE_NAME_WORDS) or text.endswith("号")
+
+
 def number_kind(value):
     """For statistics: "number" (a numeric cell), "plain_text" (``"123"``), "money_text"
     (``"￥1,234"``, ``"(5.00)"``, ``"12%"``, ``"1.2万"``), "identifier", "empty" or "invalid"."""

@@ -8,7 +8,9 @@ sheet is streamed into the zip in constant memory whatever the row count; the pa
 
 ``styles`` (optional, for derived tables such as pivot_table's): ``bold_rows`` / ``bold_cols``
 (0-based indexes; -1 is the last row / the last cell of each row), ``number_format`` (an Excel
-format code such as ``#,##0.00`` for every number cell) and ``freeze`` ([rows, cols] kept in view).
+format code such as ``#,##0.00`` for every number cell), ``column_formats`` ({0-based column:
+format code}, for the number cells of those columns: derived tables' converted money columns) and
+``freeze`` ([rows, cols] kept in view).
 Without it the output is exactly what it always was.
 """
 import datetime
@@ -130,20 +132,31 @@ def _cell_xml(ref, value, header):
 _XF_NUM, _XF_BOLD_NUM, _XF_BOLD_DATE, _XF_BOLD_GENERAL, _XF_BOLD_TEXT = 6, 7, 8, 9, 10
 
 
-def _styled_stylesheet(number_format):
+def _styled_stylesheet(number_format, column_formats=()):
+    """The stylesheet of a styled workbook: ``number_format`` is numFmt 167 (xfs 6 and 7), each of
+    ``column_formats`` (distinct format codes, in order) numFmt 168+k with xfs 11+2k (plain) and
+    12+2k (bold)."""
     fmt = opc.xml_attr(number_format or "General")
-    sheet = _PKG_STYLES.replace('<numFmts count="3">', '<numFmts count="4">').replace(
-        '</numFmts>', '<numFmt numFmtId="167" formatCode="%s"/></numFmts>' % fmt)
+    more = "".join('<numFmt numFmtId="%d" formatCode="%s"/>' % (168 + k, opc.xml_attr(code))
+                   for k, code in enumerate(column_formats))
+    sheet = _PKG_STYLES.replace('<numFmts count="3">', '<numFmts count="%d">' % (4 + len(column_formats))).replace(
+        '</numFmts>', '<numFmt numFmtId="167" formatCode="%s"/>%s</numFmts>' % (fmt, more))
     extra = ('<xf numFmtId="167" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
              '<xf numFmtId="167" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1" applyNumberFormat="1"/>'
              '<xf numFmtId="164" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1" applyNumberFormat="1"/>'
              '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>'
              '<xf numFmtId="49" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1" applyNumberFormat="1"/>')
-    return sheet.replace('<cellXfs count="6">', '<cellXfs count="11">').replace('</cellXfs>', extra + '</cellXfs>')
+    for k in range(len(column_formats)):
+        extra += ('<xf numFmtId="%d" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+                  '<xf numFmtId="%d" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1" applyNumberFormat="1"/>'
+                  % (168 + k, 168 + k))
+    return sheet.replace('<cellXfs count="6">', '<cellXfs count="%d">' % (11 + 2 * len(column_formats))).replace(
+        '</cellXfs>', extra + '</cellXfs>')
 
 
-def _styled_cell_xml(ref, value, bold, numfmt):
-    """One <c> element of a workbook written with ``styles``: bold and number formats per cell."""
+def _styled_cell_xml(ref, value, bold, numfmt, column_xf=None):
+    """One <c> element of a workbook written with ``styles``: bold and number formats per cell
+    (``column_xf``: the (plain, bold) xfs of the column's own number format, if it has one)."""
     if isinstance(value, str):
         if not value:
             return ""
@@ -156,7 +169,10 @@ def _styled_cell_xml(ref, value, bold, numfmt):
     if isinstance(value, bool):
         return '<c r="%s"%s t="b"><v>%d</v></c>' % (ref, ' s="1"' if bold else "", value)
     if isinstance(value, (int, float)):
-        style = (_XF_BOLD_NUM if bold else _XF_NUM) if numfmt else (_XF_BOLD_GENERAL if bold else 0)
+        if column_xf is not None:
+            style = column_xf[1] if bold else column_xf[0]
+        else:
+            style = (_XF_BOLD_NUM if bold else _XF_NUM) if numfmt else (_XF_BOLD_GENERAL if bold else 0)
         text = "%d" % value if isinstance(value, int) else repr(value)
         return '<c r="%s"%s><v>%s</v></c>' % (ref, ' s="%d"' % style if style else "", text)
     if isinstance(value, datetime.datetime):
@@ -264,10 +280,13 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
     if freeze is None:
         freeze = (1, 0) if head and looks_like_header(head[0]) else (0, 0)
     fr, fc = int(freeze[0] or 0), int(freeze[1] or 0)
-    widths = column_widths([[_shown(v, numfmt) for v in row] for row in head])
+    by_column = dict((int(c), code) for c, code in (styles.get("column_formats") or {}).items())
+    codes = sorted(set(by_column.values()))
+    column_xf = dict((c, (11 + 2 * codes.index(code), 12 + 2 * codes.index(code))) for c, code in by_column.items())
+    widths = column_widths([[_shown(v, by_column.get(c, numfmt)) for c, v in enumerate(row)] for row in head])
     letters = []
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        _write_parts(zf, title, _styled_stylesheet(numfmt))
+        _write_parts(zf, title, _styled_stylesheet(numfmt, codes))
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
             parts = [sheet_head_xml(fr, fc, widths)]
             buffered = 0
@@ -279,7 +298,7 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
                 n = len(row)
                 cells = "".join(_styled_cell_xml("%s%d" % (letters[c], r), v,
                                                  row_bold or c in bold_cols or (c == n - 1 and -1 in bold_cols),
-                                                 numfmt)
+                                                 numfmt, column_xf.get(c))
                                 for c, v in enumerate(row) if v is not None)
                 parts.append('<row r="%d">%s</row>' % (r, cells))
                 counter[0] += 1
