@@ -155,3 +155,43 @@ def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
     assert data["converted_columns"] == []
     texts = [c.value for c in _column(args["out_path"], "D")]
     assert texts[1] == "￥{:,.2f}".format(expected[1])
+
+
+def test_clean_table_report_adds_up_to_the_cells_that_changed(run, tmp_path):
+    """Every changed cell is in the report, once: input and output compared cell by cell."""
+    src = tmp_path / "杂乱.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["日期", "部门", "客户", "金额", "编号", "备注"])
+    dates = ["2024-03-05", "2024/3/6", datetime.datetime(2024, 3, 7), "2024年3月8日", "2024-03-09", "20240310",
+             " 2024-03-11 ", "待定", "2024-03-12"]
+    customers = [" 张三 ", "李\u200b四", "王五", "赵六\u3000", "钱七", "孙八", "周九", "吴十", "郑一"]
+    amounts = ["￥1,234.50", "1,000", 12.5, "(300.00)", " 88 ", "-", "12%", "abc", "１２３"]
+    codes = ["007", "1001", "A-01", "0012", "2002", "3003", "4004", "5005", "6006"]
+    for i in range(9):
+        ws.append([dates[i], "销售部" if i < 3 else ("财务部" if i == 3 else None), customers[i], amounts[i],
+                   codes[i], "备注%d" % i])
+    ws.merge_cells("B5:B7")            # 财务部 fills B6, B7 (merged cells in the data)
+    ws["B5"] = "财务部"
+    wb.save(str(src))
+    data = ok(run("clean_table", {"path": str(src), "date_columns": ["日期"], "out_path": str(tmp_path / "净.xlsx")}))
+    before = [[c.value for c in r] for r in openpyxl.load_workbook(str(src)).active.iter_rows()]
+    after = [[c.value for c in r] for r in openpyxl.load_workbook(data["path"]).active.iter_rows()]
+    assert len(before) == len(after) and data["rows_written"] == 9
+    width = len(before[0])
+    diff = [0] * width
+    text_to_date = 0
+    for b_row, a_row in zip(before[1:], after[1:]):
+        b_row = b_row + [None] * (width - len(b_row))
+        a_row = a_row + [None] * (width - len(a_row))
+        for c in range(width):
+            if (type(b_row[c]), b_row[c]) != (type(a_row[c]), a_row[c]):
+                diff[c] += 1
+                if c == 0 and isinstance(b_row[c], str) and isinstance(a_row[c], datetime.datetime):
+                    text_to_date += 1
+    by = {c["column"]: c for c in data["changes"]}
+    for c, name in enumerate(before[0]):
+        assert by.get(name, {}).get("changed_cells", 0) == diff[c], (name, diff[c], by.get(name))
+    assert data["changed_cells"] == sum(diff) > 0
+    assert by["日期"]["to_date"] == text_to_date == 7          # ISO text dates count too
+    assert "统一日期 7 处" in data["summary"] and ("改动 %d 个单元格" % sum(diff)) in data["summary"]

@@ -17,7 +17,10 @@ drop_empty_rows, drop_empty_cols (header and data both empty), drop_totals, shee
 out_sheet (default 清洗结果).
 
 Returns ``path``, ``rows_read``, ``rows_written``, ``columns``, ``column_count``, ``changed``
-(totals per kind: trimmed, invisible, to_number, to_date, merged_filled, kept_text, not_date), ``changes`` (per column: counts, reasons for text kept as text, examples),
+(totals per kind: trimmed, invisible, to_number, to_date, merged_filled, kept_text, not_date),
+``changed_cells`` (the cells whose written value differs from the source, one cell counted once even
+when several rules touched it; ISO date text turned into a date cell counts), ``changes`` (per
+column: ``changed_cells``, counts per kind, reasons for text kept as text, examples),
 ``dropped`` (empty rows, footnote rows, totals rows, empty columns), ``preview`` /
 ``preview_rows``, ``summary`` (one Chinese sentence), ``complete`` (false when the time budget
 ended the pass: the file then holds the rows before ``stopped_at``) and ``warnings``.
@@ -60,7 +63,7 @@ def _open(source, params):
     return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
 
 
-def _options(table, params):
+def _options(table, params, target=None):
     dates = _columns(table, params.get("date_columns"), "date_columns")
     taken = set(d.index for d in dates)
     texts = [c for c in _columns(table, params.get("text_columns"), "text_columns") if c.index not in taken]
@@ -69,7 +72,8 @@ def _options(table, params):
     return Options(trim=params.get("trim", True) is not False, to_number=params.get("to_number", True) is not False,
                    remove_invisible=params.get("remove_invisible", True) is not False, date_columns=dates,
                    text_columns=texts, number_columns=numbers, drop_empty_rows=params.get("drop_empty_rows", True) is not False,
-                   drop_totals=bool(params.get("drop_totals")))
+                   drop_totals=bool(params.get("drop_totals")),
+                   text_output=str(target or "").lower().endswith((".csv", ".txt", ".tsv")))
 
 
 def _empty_columns(source, params):
@@ -90,7 +94,7 @@ def _empty_columns(source, params):
         table.close()
 
 
-def _summary(job, rows_written, dropped_cols, changed):
+def _summary(job, rows_written, dropped_cols, changed, changed_cells):
     parts = [text % changed[k] for k, text in SUMMARY_KINDS if changed.get(k)]
     drops = []
     if job.empty_rows:
@@ -102,7 +106,10 @@ def _summary(job, rows_written, dropped_cols, changed):
     if dropped_cols:
         drops.append("空列 %d 列" % len(dropped_cols))
     text = "写出 %d 行数据" % rows_written
-    text += "；" + "、".join(parts) if parts else "；单元格内容无需改动"
+    if parts:
+        text += "；改动 %d 个单元格（%s）" % (changed_cells, "、".join(parts))
+    else:
+        text += "；单元格内容无需改动"
     if drops:
         text += "；删除" + "、".join(drops)
     if changed.get("kept_text"):
@@ -126,7 +133,7 @@ def main(params):
             keep, dropped_cols = first
     table = _open(source, params)
     try:
-        options = _options(table, params)
+        options = _options(table, params, target)
         if not params.get("fill_merged", True):
             table.merged_data = []
         job = Cleaner(table, options, deadline=rt.deadline)
@@ -137,15 +144,17 @@ def main(params):
         kept = keep if keep is not None else list(range(len(table.columns)))
         header = job.header()
         columns = [header[i] for i in kept]
-        changed = {k: n for k, n in job.totals().items() if n}
+        totals = job.totals()
+        changed_cells = totals.pop("changed_cells")
+        changed = {k: n for k, n in totals.items() if n}
         dropped = {"empty_rows": job.empty_rows, "note_rows": job.note_rows, "totals_rows": job.totals_dropped,
                    "empty_columns": dropped_cols}
         result = {"source": source, "sheet": table.sheet_name, "header_row": table.header_row,
                   "header_reason": table.header_reason, "path": saved["path"], "out_sheet": saved["sheet"],
                   "format": saved["format"], "backup": saved.get("backup"), "rows_read": job.rows_in,
                   "rows_written": job.rows_out, "columns": columns, "column_count": len(columns),
-                  "complete": job.stopped_at is None, "summary": _summary(job, job.rows_out, dropped_cols, changed),
-                  "changed": changed, "dropped": dropped,
+                  "complete": job.stopped_at is None, "summary": _summary(job, job.rows_out, dropped_cols, changed, changed_cells),
+                  "changed": changed, "changed_cells": changed_cells, "dropped": dropped,
                   "totals_rows_kept": job.totals_rows - job.totals_dropped,
                   "code_columns": [n for n in job.code_columns if n in columns],
                   "preview": job.preview, "preview_rows": job.preview_rows}

@@ -190,7 +190,7 @@ class ColumnLog(object):
     example of each kind. Text cells are counted per *plan* (the tuple of kinds one cleaning did,
     plus its reason) in ``hits``, one dict update a cell; ``final()`` spreads them over kinds."""
 
-    __slots__ = ("column", "counts", "hits", "examples", "reasons")
+    __slots__ = ("column", "counts", "hits", "examples", "reasons", "changed")
 
     def __init__(self, column):
         self.column = column
@@ -198,6 +198,13 @@ class ColumnLog(object):
         self.hits = {}
         self.examples = {}
         self.reasons = {}
+        self.changed = 0          # changed cells counted outside ``hits`` (see ``changed_cells``)
+
+    def changed_cells(self):
+        """Cells whose written value differs from the source cell: text cells whose plan changed
+        them, plus the cells counted directly (date cells converted, merged fills, 合计 rows)."""
+        return self.changed + sum(n for (names, _reason), n in self.hits.items()
+                                  if n and any(k in CHANGE_KINDS for k in names))
 
     def add(self, kind, rownum, before, after):
         counts = self.counts
@@ -222,7 +229,7 @@ class ColumnLog(object):
         """The column's entry in the answer (only kinds that happened)."""
         counts, reasons = self.final()
         c = self.column
-        out = {"column": c.name, "letter": c.letter}
+        out = {"column": c.name, "letter": c.letter, "changed_cells": self.changed_cells()}
         for kind in KINDS:
             if counts.get(kind):
                 out[kind] = counts[kind]
@@ -241,6 +248,7 @@ class ColumnLog(object):
 
 
 KINDS = ("invisible", "trimmed", "to_number", "to_date", "merged_filled", "kept_text", "not_date")
+CHANGE_KINDS = frozenset(("invisible", "trimmed", "to_number", "to_date", "merged_filled"))   # the cell differs
 KIND_NAMES = {"invisible": "去不可见字符", "trimmed": "去首尾空格", "to_number": "文本转数字", "to_date": "统一日期",
               "merged_filled": "合并单元格填充", "kept_text": "像数字但保持文本", "not_date": "日期列里不是日期"}
 
@@ -249,7 +257,7 @@ class Options(object):
     """The switches of a cleaning pass (the tool's parameters, already resolved to columns)."""
 
     def __init__(self, trim=True, to_number=True, remove_invisible=True, date_columns=(), text_columns=(),
-                 number_columns=(), drop_empty_rows=True, drop_totals=False):
+                 number_columns=(), drop_empty_rows=True, drop_totals=False, text_output=False):
         self.trim = trim
         self.to_number = to_number
         self.remove_invisible = remove_invisible
@@ -258,6 +266,7 @@ class Options(object):
         self.number_columns = set(c.index for c in number_columns)     # not codes, whatever the name says
         self.drop_empty_rows = drop_empty_rows
         self.drop_totals = drop_totals
+        self.text_output = text_output     # csv target: a date is written as ``YYYY-MM-DD`` text again
 
 
 class Cleaner(object):
@@ -364,7 +373,10 @@ class Cleaner(object):
             if got is None:
                 kinds.append(("not_date", value))
             else:
-                if display(got) != value:          # ``2024-03-05`` text is already written that way
+                # counted even when the text already reads ``2024-03-05``: it becomes a date cell,
+                # which is a change a cell-by-cell comparison (and Excel's date filters) sees; in a
+                # csv the date is that same text again, so there it is no change
+                if not (opt.text_output and display(got) == value):
                     kinds.append(("to_date", got))
                 value = got
             return value, tuple(kinds), None
@@ -402,6 +414,8 @@ class Cleaner(object):
         for kind, after in plan[1]:
             if kind != "not_date":
                 log.add(kind, rownum, value, after)
+        if any(kind in CHANGE_KINDS for kind, _after in plan[1]):
+            log.changed += 1
         if plan[2] is not None:
             log.reasons[plan[2]] = log.reasons.get(plan[2], 0) + 1
 
@@ -429,6 +443,7 @@ class Cleaner(object):
                 log.add("not_date", rownum, value, value)
         elif display(got) != display(value):       # a datetime at midnight is the same day
             log.add("to_date", rownum, value, got)
+            log.changed += 1
         return got
 
     # -- passes -----------------------------------------------------------------------------
@@ -527,6 +542,8 @@ class Cleaner(object):
                         out[i] = clean(v, i, rownum)
                         if filled is not None and i in filled:
                             logs[i].add("merged_filled", rownum, None, v)
+                            if not self._text_changed(v, i):
+                                logs[i].changed += 1
             else:
                 for i, v in enumerate(out):
                     if v.__class__ is str:
@@ -549,6 +566,8 @@ class Cleaner(object):
                         out[i] = clean(v, i, rownum)
                     if filled is not None and i in filled:
                         logs[i].add("merged_filled", rownum, None, v)
+                        if not self._text_changed(v, i):
+                            logs[i].changed += 1
             if not keep_all:
                 out = [out[i] for i in keep]
             if out.count(None) == len(out):
@@ -562,6 +581,13 @@ class Cleaner(object):
                 self.preview_rows.append(rownum)
             yield out
 
+    def _text_changed(self, value, index):
+        """True when ``value`` is text whose cleaning plan changes it (already counted in hits)."""
+        if value.__class__ is not str:
+            return False
+        plan = self._cache[index].get(value) or self._text_plan(value, index)
+        return any(kind in CHANGE_KINDS for kind, _after in plan[1])
+
     def _unlog(self, values, rownum, filled):
         """A row that is empty once cleaned is dropped, not "changed": take back what its cells
         counted (the memoised plan of each text cell, and merged fills)."""
@@ -571,6 +597,8 @@ class Cleaner(object):
             log = self.logs[i]
             if filled is not None and i in filled:
                 log.counts["merged_filled"] -= 1
+                if not self._text_changed(v, i):
+                    log.changed -= 1
             if v.__class__ is str:
                 plan = self._cache[i].get(v) or self._text_plan(v, i)
                 if plan[1] and log.hits.get(plan[3]):
@@ -602,11 +630,13 @@ class Cleaner(object):
         return out
 
     def totals(self):
-        """Counts over all columns, per kind."""
+        """Counts over all columns, per kind, and ``changed_cells`` (cells that differ)."""
         total = dict((k, 0) for k in KINDS)
+        total["changed_cells"] = 0
         for log in self.logs:
             for k, n in log.final()[0].items():
                 total[k] += n
+            total["changed_cells"] += log.changed_cells()
         return total
 
 
