@@ -29,7 +29,10 @@ gets a fair minimum and the first sheets get the rest. Cells are shown by ``tabl
 """
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
+import itertools  # noqa: E402
+
 from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit.tables import page_cache  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402
 
@@ -38,30 +41,95 @@ MAX_MERGED_LISTED = 30
 MAX_LIMIT = 2000
 
 
-def read_sheet(book, info, offset, limit, header_row, show):
-    """One sheet's page (rows displayed) and its row count."""
+class _SheetRows(object):
+    """The book as ``Table`` sees it for one sheet, with ``rows()`` and ``merges()`` given here
+    (from the page cache, or the real rows passing through its recorder)."""
+
+    def __init__(self, book, rows, merges):
+        self._book, self._rows, self._merges = book, rows, merges
+
+    def rows(self, name=None, max_rows=None):
+        return self._rows
+
+    def merges(self, name=None):
+        return list(self._merges)
+
+    def __getattr__(self, name):
+        return getattr(self._book, name)
+
+
+def read_sheet(book, info, offset, limit, header_row, show, notes):
+    """One sheet's page (rows displayed) and its row count.
+
+    A big sheet read to the end is written to the page cache on the way (``page_cache``); a later
+    call for another page of the same file takes the count, merges and notes from there and
+    decodes only the rows it returns. ``notes`` collects what the cache remembers of the reader
+    (warnings, formulas without values) for the answer."""
+    path = getattr(book, "path", None)
+    entry = page_cache.lookup(path, info) if path else None
+    if entry is not None:
+        kept = {k: len(v) for k, v in notes.items()}
+        try:
+            return _read_sheet(book, info, offset, limit, header_row, show, notes, path, entry)
+        except page_cache.CacheError:           # removed; read the file itself
+            for k, n in kept.items():
+                del notes[k][n:]
+    return _read_sheet(book, info, offset, limit, header_row, show, notes, path, None)
+
+
+def _read_sheet(book, info, offset, limit, header_row, show, notes, path, entry):
     page = {"name": info.name}
     if info.hidden:
         page["hidden"] = True
+    before = set(book.warnings)         # notes of this sheet's pass are the ones the cache keeps
+    recorder = None
+    if entry is not None:
+        merges = entry.merges
+        source = entry.rows(0 if header_row else offset)
+        notes["warnings"].extend(entry.notes)
+        if entry.formula_without_value:
+            notes["formula_without_value"].append(entry.formula_without_value)
+    else:
+        merges = None
+        recorder = page_cache.Recorder(path, info) if path else None
+        source = book.rows(info.name)
+        if recorder is not None:
+            source = recorder.wrap(source)
     raw = []            # (row_number, source values) of the page, displayed later
-    count = 0
+    count = 0 if header_row or entry is None else offset
     exact = True
     table = None
     if header_row:
-        table = tio.Table(book, info.name, header_row=header_row)
+        view = _SheetRows(book, source, merges if merges is not None else book.merges(info.name))
+        table = tio.Table(view, info.name, header_row=header_row)
         rows = table.data_rows(include_totals=True, skip_notes=False)
         page["header_row"] = table.header_row
         if len(table.header_rows) > 1:
             page["header_rows"] = list(table.header_rows)
     else:
-        rows = book.rows(info.name)
+        rows = source
     for rownum, values in rows:
         if offset <= count < offset + limit:
             raw.append((rownum, values))
         count += 1
-        if count >= offset + limit and not count & 0x3FF and rt.deadline.expired():
-            exact = False
-            break
+        if count >= offset + limit:
+            if entry is not None:
+                break
+            if not count & 0x3FF and rt.deadline.expired():
+                exact = False
+                break
+    if merges is None:
+        merges = book.merges(info.name) or []
+    if entry is not None:
+        count = entry.count
+        if table is not None:        # the rows above the data (title, header) are not data rows
+            count -= sum(1 for _ in itertools.takewhile(lambda item: item[0] < table.data_start, entry.rows(0)))
+    elif recorder is not None:
+        if exact and count > offset + limit:
+            uncached = book.formula_without_value_in(info.name) if hasattr(book, "formula_without_value_in") else None
+            recorder.finish(merges, [w for w in book.warnings if w not in before], uncached)
+        else:
+            recorder.abandon()
     if not exact:
         dims = book.dimensions(info.name)
         if dims and dims[0] > count:
@@ -74,7 +142,6 @@ def read_sheet(book, info, offset, limit, header_row, show):
         shown = [show.record(v, table.columns) for _, v in raw]
     else:
         shown = [show.row(v) for _, v in raw]
-    merges = book.merges(info.name) or []
     if merges:
         page["merged"] = [tio.range_ref(*m) for m in merges[:MAX_MERGED_LISTED]]
         if len(merges) > MAX_MERGED_LISTED:
@@ -125,19 +192,20 @@ def read(book, sheet, offset, limit, header_row):
             rt.warn("隐藏的工作表没有读取：%s；需要时用 sheet 参数指定" % "、".join(hidden))
     show = tio.CellShow()
     pages = []
+    notes = {"warnings": [], "formula_without_value": []}
     for info in targets:
         try:
-            pages.append(read_sheet(book, info, offset, limit, header_row, show))
+            pages.append(read_sheet(book, info, offset, limit, header_row, show, notes))
         except ToolError as exc:
             if len(targets) == 1:
                 raise
             pages.append(({"name": info.name, "error": str(exc)}, [], []))
     # the reader's own notes (encoding used, formulas without cached values...) exist after reading
-    for note in book.warnings:
+    for note in book.warnings + notes["warnings"]:
         rt.warn(note)
     result = {"format": book.kind, "sheet_names": [s.name for s in book.sheets], "hidden_sheets": hidden,
               "sheets": [p[0] for p in pages]}
-    uncached = getattr(book, "formula_without_value", None)
+    uncached = _merge_uncached([getattr(book, "formula_without_value", None)] + notes["formula_without_value"])
     if uncached:            # formulas the file stores without results: read as empty, said so
         result["formula_without_value"] = uncached
     for page, _raw, _shown in pages:
@@ -172,6 +240,17 @@ def read(book, sheet, offset, limit, header_row):
             rt.warn("工作表「%s」只有 %d 行，offset=%d 已超出，没有返回数据" % (page["name"], page["total_rows"], offset))
     _fit_final(result, pages, offset)
     return result
+
+
+def _merge_uncached(found):
+    """One ``formula_without_value`` from the book's and the page cache's (per sheet)."""
+    found = [f for f in found if f]
+    if not found:
+        return None
+    sheets = {}
+    for f in found:
+        sheets.update(f["sheets"])
+    return {"count": sum(sheets.values()), "sheets": sheets, "example": found[0]["example"]}
 
 
 def _set_paging(page, k, available, offset):
