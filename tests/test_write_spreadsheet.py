@@ -668,11 +668,18 @@ def test_existing_workbook_too_big_to_resave(tmp_path, monkeypatch):
     target = tmp_path / "大台账.xlsx"
     table_write.write_rows(str(target), [[i, "x"] for i in range(60)])
     before = digest(target)
-    monkeypatch.setattr(table_write, "RESAVE_MAX_CELLS", 100)
+    from xlakit.tables import target as table_target
+    monkeypatch.setattr(table_target, "RESAVE_CELLS_PER_SECOND", 1)      # 120 cells: 120 s
     with pytest.raises(xla_runtime.ToolError) as err:
         table_write.write_rows(str(target), [[1, "y"]], mode="overwrite")
-    assert "新文件" in str(err.value) and "60 秒" in str(err.value)
+    message = str(err.value)
+    assert "新文件" in message and "新工作表" in message and "120 秒" in message and "缩小范围" not in message
     assert digest(target) == before
+    # a new sheet and an append never re-save: they go through whatever the size
+    res = table_write.write_rows(str(target), [[1, "y"]], sheet="新表")
+    assert res["action"] == "new_sheet"
+    res = table_write.write_rows(str(target), [[61, "z"]], sheet="Sheet1", mode="append")
+    assert res["action"] == "appended" and res["start_row"] == 61
 
 
 def test_append_below_totals_row_warns(write, tmp_path):
@@ -681,7 +688,7 @@ def test_append_below_totals_row_warns(write, tmp_path):
     for row in (["项目", "金额"], ["房租", 3000], ["水电", 200], ["合计", "=SUM(B2:B3)"]):
         wb.active.append(row)
     wb.save(str(target))
-    data = write({"path": str(target), "mode": "append", "rows": [["网费", 100]]})
+    data = write({"path": str(target), "mode": "append", "rows": [["网费", 100]], "position": "end"})
     assert data["start_row"] == 5 and any("合计" in w and "第 4 行" in w for w in data["warnings"])
 
 

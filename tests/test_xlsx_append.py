@@ -1,7 +1,7 @@
 """Appending to an existing xlsx by editing the package (xlakit/tables/xlsx_append.py).
 
-The direct edit runs where openpyxl's load + save would lose parts (charts, pivot tables...) or
-pass the time limit (more than RESAVE_MAX_CELLS cells). What the user must be able to trust, and so
+The direct edit runs for every append and every new sheet of an existing workbook (openpyxl's
+load + save would lose parts such as charts and pivot tables, and take minutes on a big ledger). What the user must be able to trust, and so
 what is checked here with independent readers (zipfile, openpyxl, LibreOffice):
 
 - every part but the edited ones is byte for byte the original (charts, pivot caches, drawings,
@@ -11,10 +11,10 @@ what is checked here with independent readers (zipfile, openpyxl, LibreOffice):
   new last row; empty merged areas in the appended block are unmerged; formatted empty rows after
   the data are filled, not duplicated; a repeated header is dropped; a 1904-date workbook gets the
   right serials;
-- what still needs openpyxl (replacing a sheet, an empty sheet) is refused on a big workbook as
-  before, and the original is untouched.
+- what still needs openpyxl (replacing a sheet, an empty sheet) is refused up front when the
+  re-save would not fit in the time left, and the original is untouched.
 
-The size logic runs with a lowered threshold (a real 1M-row ledger is left to
+The size logic runs with a lowered re-save rate (a real 1M-row ledger is left to
 bench/bench_append.py: making one takes longer than this whole file should).
 """
 import csv
@@ -68,11 +68,11 @@ def write(run):
 
 @pytest.fixture
 def lib(tmp_path, monkeypatch):
-    """The writer in-process with the size threshold lowered to 1 cell, so every existing workbook
-    counts as too big for openpyxl and takes the direct path (or is refused)."""
+    """The writer in-process with openpyxl's re-save estimated as hopelessly slow, so what would
+    need it is refused (appending and adding a sheet never need it)."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    from xlakit.tables import write as table_write
-    monkeypatch.setattr(table_write, "RESAVE_MAX_CELLS", 1)
+    from xlakit.tables import target as table_target, write as table_write
+    monkeypatch.setattr(table_target, "RESAVE_CELLS_PER_SECOND", 0.001)
     return table_write
 
 
@@ -264,8 +264,13 @@ def test_totals_row_warns_and_1904_dates(lib, tmp_path):
     for row in (["项目", "金额"], ["房租", 3000], ["合计", "=SUM(B2:B2)"]):
         wb.active.append(row)
     wb.save(str(target))
-    res = lib.write_rows(str(target), [["网费", 100]], mode="append")
+    res = lib.write_rows(str(target), [["网费", 100]], mode="append", position="end")
     assert res["start_row"] == 4 and any("合计" in w and "第 3 行" in w for w in res["warnings"])
+    target = tmp_path / "带合计2.xlsx"
+    wb.save(str(target))
+    res = lib.write_rows(str(target), [["水费", 50]], mode="append")       # auto: above the totals
+    assert res["start_row"] == 3 and res["totals_updated"][0]["new"] == "=SUM(B2:B3)"
+    assert not any("合计" in w for w in res["warnings"])
 
     target = tmp_path / "1904.xlsx"
     shutil.copy(os.path.join(FIXTURES, "dates_1904.xlsx"), str(target))
@@ -285,7 +290,8 @@ def test_what_needs_openpyxl_is_still_refused(lib, tmp_path):
     before = digest(target)
     with pytest.raises(ToolError) as err:                   # replacing a sheet: openpyxl's job
         lib.write_rows(str(target), [["x", 1]], mode="overwrite")
-    assert "60 秒" in str(err.value) and digest(target) == before
+    assert "秒时限" in str(err.value) and "新工作表" in str(err.value) and digest(target) == before
+    assert "缩小范围" not in str(err.value)
 
     wb = openpyxl.Workbook()
     wb.active.cell(row=1048575, column=1, value="最后")
@@ -320,8 +326,9 @@ def test_prefixed_namespace_sheet(lib, tmp_path):
 
 
 def test_rows_go_below_a_merged_note(lib, tmp_path):
-    """A note merged over two rows (LibreOffice/Excel layouts): new rows start under the merge
-    instead of disappearing inside it, and the merge stays."""
+    """A note merged over two rows (LibreOffice/Excel layouts): with position=end new rows start
+    under the merge instead of disappearing inside it, and the merge stays; by default the note
+    is the table's footer and the rows go above it (the merge moves down with it)."""
     target = tmp_path / "备注.xlsx"
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -329,11 +336,19 @@ def test_rows_go_below_a_merged_note(lib, tmp_path):
         ws.append(row)
     ws.merge_cells("A3:B4")
     wb.save(str(target))
-    res = lib.write_rows(str(target), [["网费", 100]], mode="append")
+    shutil.copy(str(target), str(tmp_path / "备注2.xlsx"))
+    res = lib.write_rows(str(target), [["网费", 100]], mode="append", position="end")
     assert res["start_row"] == 5 and res["total_rows"] == 5
     ws = openpyxl.load_workbook(str(target)).active
     assert [c.value for c in ws[5]] == ["网费", 100]
     assert [str(r) for r in ws.merged_cells.ranges] == ["A3:B4"]
+
+    target = tmp_path / "备注2.xlsx"
+    res = lib.write_rows(str(target), [["网费", 100]], mode="append")
+    assert res["start_row"] == 3 and res["action"] == "inserted_above_totals" and res["totals_updated"] == []
+    ws = openpyxl.load_workbook(str(target)).active
+    assert [c.value for c in ws[3]] == ["网费", 100] and ws["A4"].value == "备注：合并单元格"
+    assert [str(r) for r in ws.merged_cells.ranges] == ["A4:B5"]
 
 
 def test_xlsm_macro_part_kept(write, tmp_path):

@@ -13,11 +13,16 @@ Parameters:
     rows     2-D array, first row usually the header.
     sheet    worksheet name (default Sheet1; ignored for csv).
     mode     "overwrite" (default: xlsx replaces that sheet only, xls/csv the whole file) or
-             "append" (after the last row holding a value; not possible for .xls).
+             "append" (not possible for .xls).
+    position for append: "auto" (default) puts the rows above the table's totals block (合计 rows,
+             注：/制表人： footer lines), which moves down with its sums kept true; "end" always
+             after the last row holding a value.
     allow_lossy_resave  true = write even though the workbook has parts openpyxl cannot keep.
 
 Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
-sheets, header_skipped, warnings, (csv: encoding, delimiter) and a short Chinese message.
+sheets, header_skipped, warnings, (csv: encoding, delimiter), for append position and, when rows
+went above a totals block, totals_updated ([{cell, kind: formula|value, old, new}]) and
+totals_moved ({from, to}), and a short Chinese message.
 """
 import os
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
@@ -31,6 +36,7 @@ ACTIONS = {
     "replaced_sheet": "覆盖了原工作表",
     "replaced_file": "覆盖了整个文件",
     "appended": "追加到末尾",
+    "inserted_above_totals": "插在合计行/表尾上方",
 }
 
 
@@ -48,10 +54,27 @@ def _message(res):
         text += "，与原表头相同的第一行已跳过"
     if res["action"] == "replaced_sheet" and res["format"] in ("xlsx", "xlsm") and len(res["sheets"] or []) > 1:
         text += "，其他工作表保持不变"
+    moved = res.get("totals_moved")
+    if moved:
+        text += "，原合计行和表尾从第 %d 行下移到第 %d 行" % (moved["from"], moved["to"])
+        updated = res.get("totals_updated") or []
+        if updated:
+            text += "，已更新合计：%s" % "、".join(_total_text(u) for u in updated[:6])
+            if len(updated) > 6:
+                text += " 等 %d 处" % len(updated)
     text += "；现共 %d 行" % res["total_rows"]
     if res["backup"]:
         text += "；原文件已备份到 %s" % res["backup"]
     return text + "。"
+
+
+def _total_text(update):
+    if update["kind"] == "formula":
+        shown = update["new"]
+        if update.get("value") is not None:
+            shown += " = %s" % update["value"]
+        return "%s %s" % (update["cell"], shown)
+    return "%s %s → %s" % (update["cell"], update["old"], update["new"])
 
 
 def main(params):
@@ -61,6 +84,7 @@ def main(params):
         sheet=params.get("sheet") or None,
         mode=params.get("mode") or "overwrite",
         allow_lossy=bool(params.get("allow_lossy_resave")),
+        position=params.get("position") or "auto",
     )
     result["message"] = _message(result)
     for note in result.pop("warnings", None) or []:

@@ -3,20 +3,33 @@ rows added to an existing csv in *its own* encoding, delimiter and line ending, 
 look like the old ones to Excel and to whatever system reads the file. The existing file's
 encoding is found the way the readers find it (``xlakit.text``), its delimiter by the reader's
 ``sniff_delimiter``.
+
+A csv ledger that ends with a totals record (``合计,,12345.60``) and footer lines (``注：……``),
+read as probe_table reads a table's end, gets the new rows *above* them (``position="auto"``): the
+file is copied byte for byte up to the last data record, the new rows follow, then the block, with
+each number of a totals record plus the new rows' values of its column (calc_table's exact sum
+rule), written the way the old number was (decimals, thousands separators, a currency sign).
 """
 import codecs
+import collections
 import csv
 import io
 import itertools
 import os
+import re
 import shutil
+from decimal import Decimal
 
 from .. import text as xtext
 from ..errors import ToolError
+from .aggregate import SkipLog, SumAgg
 from .cells import is_repeated_header
 from .target import real_kind
+from .values import INVALID, TotalsDetector, col_letter, decimal_out, is_note_row, to_decimal
 
 CSV_SAMPLE_BYTES = 256 * 1024
+BLOCK_RECORDS = 40          # a totals block (totals records, footer lines, blank lines) is short
+TAIL_START = 64 * 1024
 
 
 class CsvTarget:
@@ -32,6 +45,7 @@ class CsvTarget:
         self.ends_with_newline = True
         self.add_bom = False
         self.first_record = None
+        self.position = "auto"
 
 
 def _codec_name(encoding):
@@ -41,11 +55,12 @@ def _codec_name(encoding):
         return None
 
 
-def inspect(path, mode):
+def inspect(path, mode, position="auto"):
     """Read the head of an existing csv: encoding (``xlakit.text``), delimiter (the reader's
     ``sniff_delimiter``), line ending, whether it ends with a newline, first record."""
     from .formats import delimited
     target = CsvTarget()
+    target.position = position
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
         sample = fh.read(CSV_SAMPLE_BYTES)
@@ -107,48 +122,222 @@ def _io_lines(text):
     return io.StringIO(text.lstrip("\ufeff"), newline="")
 
 
-def _count_csv_records(path, target):
-    """Non-empty records of the existing file (streamed; a 1M-row csv takes about a second)."""
+class Layout(object):
+    """What one streamed pass over an existing csv found: its non-empty records (``count``), the
+    lines it has (``lines``), and the totals block at its end, if any: ``block_line`` (the first
+    line after the last data record, 1-based), ``data_count`` (non-empty records above it) and
+    ``block`` [(first line, last line, record)] of the records from there on."""
     count = 0
+    lines = 0
+    block_line = None
+    data_count = 0
+    block = ()
+
+
+def _scan_csv(path, target):
+    """One streamed pass (a 1M-row csv takes about a second): record count and, with position
+    "auto", where the totals block starts (read as probe_table reads a table's end)."""
+    layout = Layout()
+    last = collections.deque(maxlen=BLOCK_RECORDS)
     with open(path, "r", encoding=target.read_encoding or "utf-8", errors="replace", newline="") as fh:
-        for record in csv.reader(fh, delimiter=target.delimiter):
+        reader = csv.reader(fh, delimiter=target.delimiter)
+        before = 0
+        for record in reader:
             if any(cell.strip() for cell in record):
-                count += 1
-    return count
+                layout.count += 1
+            last.append((before + 1, reader.line_num, record))
+            before = reader.line_num
+        layout.lines = reader.line_num
+    if target.position != "auto" or not target.first_record:
+        return layout
+    width = len(target.first_record)
+    is_total = TotalsDetector()
+    seen_block, nonempty_after = False, 0
+    items = list(last)
+    for i in range(len(items) - 1, -1, -1):
+        first, end, record = items[i]
+        values = [cell if cell.strip() else None for cell in record]
+        if not any(v is not None for v in values):
+            continue
+        if is_total(values) or is_note_row(values, width):
+            seen_block = True
+            nonempty_after += 1
+            continue
+        if seen_block and end < layout.lines:
+            layout.block_line = end + 1
+            layout.data_count = layout.count - nonempty_after
+            layout.block = items[i + 1:]
+        break
+    return layout
+
+
+def _line_start(path, lines_from_end, ends_with_newline, unit, encoding):
+    """Byte offset where the last ``lines_from_end`` lines of the file start (lines end with
+    CRLF, LF or CR, as Python's universal newlines count them)."""
+    size = os.path.getsize(path)
+    span = TAIL_START
+    while True:
+        start = max(0, size - span)
+        start -= (size - start) % unit
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read()
+        text = data.decode(encoding, errors="replace") if unit > 1 else data
+        cr, lf = ("\r", "\n") if unit > 1 else (b"\r", b"\n")
+        pos = len(text)
+        if ends_with_newline:
+            pos -= 2 if text[pos - 2:pos] == cr + lf else 1
+        found = 0
+        while pos > 0:
+            ch = text[pos - 1:pos]
+            if ch == lf or ch == cr:
+                found += 1
+                if found == lines_from_end:
+                    break
+                pos -= 2 if ch == lf and text[pos - 2:pos - 1] == cr else 1
+            else:
+                pos -= 1
+        if found == lines_from_end:
+            if unit > 1:
+                return size - len(text[pos:].encode(encoding))
+            return start + pos
+        if start == 0:
+            return None
+        span *= 4
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_NUMBER_TEXT = re.compile(r"^(\s*[￥¥$€£]?\s*)(-?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s*元?\s*)$")
+
+
+def _like(old, number):
+    """``number`` written the way ``old`` was: same currency sign or unit, thousands separators,
+    at least as many decimals. None when ``old`` is not a plain number written like that."""
+    m = _NUMBER_TEXT.match(old)
+    if not m:
+        return None
+    decimals = len(m.group(4) or "")
+    exponent = -number.as_tuple().exponent if isinstance(number, Decimal) else 0
+    decimals = max(decimals, exponent if exponent > 0 else 0)
+    spec = "%s.%df" % ("," if "," in m.group(3) else "", decimals)
+    return m.group(1) + format(number, spec) + m.group(5)
+
+
+def _update_totals(record, new_rows, number, updates):
+    """A totals record with each number plus the new rows' values of its column."""
+    out = list(record)
+    for c, cell in enumerate(record):
+        old = to_decimal(cell) if cell.strip() else None
+        if old is None or old is INVALID or _like(cell, old) is None:
+            continue
+        agg = SumAgg(SkipLog())
+        agg.total = old
+        for row in new_rows:
+            if c < len(row) and row[c] is not None:
+                agg.add(row[c], 0)
+        if not agg.n:
+            continue
+        out[c] = _like(cell, agg.total)
+        updates.append({"cell": "%s%d" % (col_letter(c), number), "kind": "value",
+                        "old": decimal_out(old), "new": agg.result()})
+    return out
+
+
+def _block_text(path, offset, layout, target, new_rows, first_number, updates):
+    """The totals block as it will follow the new rows: raw text, totals records updated."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        raw = fh.read()
+    text = raw.decode(target.append_encoding)          # strict: the block must round-trip exactly
+    lines = _LINE.findall(text)
+    if len(lines) != layout.lines - layout.block_line + 1:
+        return None
+    is_total = TotalsDetector()
+    out, number = [], first_number
+    for first, end, record in layout.block:
+        chunk = "".join(lines[first - layout.block_line:end - layout.block_line + 1])
+        values = [cell if cell.strip() else None for cell in record]
+        if any(v is not None for v in values):
+            if is_total(values):
+                new = _update_totals(record, new_rows, number, updates)
+                if new != record:
+                    ending = re.search(r"(\r\n|\r|\n)\Z", chunk)
+                    buf = io.StringIO()
+                    csv.writer(buf, delimiter=target.delimiter, lineterminator="").writerow(new)
+                    chunk = buf.getvalue() + (ending.group(1) if ending else "")
+            number += 1
+        out.append(chunk)
+    return "".join(out)
 
 
 def write(path, tmp, mode, exists, target, head, rest, counter, info):
     rows = itertools.chain(head, rest)
     appending = mode == "append" and exists and target.read_encoding is not None
-    old_count = 0
+    layout = Layout()
+    block = None
     if appending:
-        old_count = _count_csv_records(path, target)
+        layout = _scan_csv(path, target)
         if head and target.first_record and is_repeated_header(head[0], target.first_record):
             rows = itertools.islice(rows, 1, None)
             info["header_skipped"] = True
+        offset = None
+        if layout.block_line:
+            unit = 2 if target.append_encoding.startswith("utf-16") else 4 if target.append_encoding.startswith(
+                "utf-32") else 1
+            offset = _line_start(path, layout.lines - layout.block_line + 1, target.ends_with_newline, unit,
+                                 target.append_encoding)
+        if offset is not None:
+            rows = list(rows)           # the totals need every new row; a ledger's append is small
+            updates = []
+            try:
+                block = _block_text(path, offset, layout, target, rows, layout.data_count + len(rows) + 1, updates)
+            except UnicodeDecodeError:
+                block = None
         with open(tmp, "wb") as out:
             if target.add_bom:
                 out.write(b"\xef\xbb\xbf")
             with open(path, "rb") as src:
-                shutil.copyfileobj(src, out, 1 << 20)
+                if block is None:
+                    shutil.copyfileobj(src, out, 1 << 20)
+                else:
+                    _copy_bytes(src, out, offset)
         encoding, file_mode = target.append_encoding, "a"
     else:
         encoding, file_mode = target.encoding, "w"
     try:
         with open(tmp, file_mode, encoding=encoding, newline="") as fh:
-            if appending and not target.ends_with_newline:
+            if appending and block is None and not target.ends_with_newline:
                 fh.write(target.lineterminator)
             writer = csv.writer(fh, delimiter=target.delimiter, lineterminator=target.lineterminator)
             for row in rows:
                 writer.writerow(row)
                 counter[0] += 1
+            if block is not None:
+                fh.write(block)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start:exc.end]
         raise ToolError("有字符「%s」无法用原文件的编码 %s 保存。原文件没有改动。请把数据写到 .xlsx 或新的 csv 文件"
                            "（新 csv 用 UTF-8 保存，任何字符都可以）" % (bad, encoding))
-    info.update(action="appended" if appending else ("replaced_file" if exists else "new_file"),
-                start_row=old_count + 1 if appending else 1,
+    old_count = layout.count
+    inserted = block is not None and counter[0] > 0
+    info.update(action="inserted_above_totals" if inserted else "appended" if appending else (
+                    "replaced_file" if exists else "new_file"),
+                start_row=(layout.data_count if block is not None else old_count) + 1 if appending else 1,
                 total_rows=old_count + counter[0],
                 encoding=_codec_name(target.encoding) or target.encoding,
                 delimiter=target.delimiter, bom_added=target.add_bom and appending)
+    if inserted:
+        info["totals_updated"] = updates
+        info["totals_moved"] = {"from": layout.data_count + 1, "to": layout.data_count + counter[0] + 1}
+    elif appending and layout.block_line and block is None:
+        info["csv_block_kept"] = True
 
+
+def _copy_bytes(src, out, count):
+    left = count
+    while left > 0:
+        block = src.read(min(1 << 20, left))
+        if not block:
+            break
+        out.write(block)
+        left -= len(block)

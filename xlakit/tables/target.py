@@ -19,10 +19,14 @@ FORMATS = {".xlsx": "xlsx", ".xlsm": "xlsm", ".xls": "xls", ".csv": "csv"}
 SHEET_NAME_MAX = 31
 SHEET_BAD_CHARS = '[]:*?/\\'
 DEFAULT_SHEET = "Sheet1"
-# Changing an existing xlsx means openpyxl loads and re-saves the whole workbook: measured on a
-# 2-core machine, 900k cells took 8 s to load and 7 s to save (545 MB peak), and up to twice that
-# under load. Beyond this many cells the write would risk the 60 s limit, so it is refused up front.
-RESAVE_MAX_CELLS = 800000
+# Replacing a sheet of an existing xlsx means openpyxl loads and re-saves the whole workbook (an
+# append or a new sheet never does: they edit the package directly). Measured on a 2-core machine:
+# 900k cells took 8 s to load and 7 s to save (545 MB peak) when quiet; on a loaded machine a
+# 760k-cell workbook (95,000 x 8) ran past 60 s. So the estimate is the loaded rate, and a re-save
+# that would not finish in the time left (minus the reserve for the checks, backup and answer) is
+# refused before it starts.
+RESAVE_CELLS_PER_SECOND = 15000
+RESAVE_RESERVE = 5.0
 
 # Parts of an xlsx package that openpyxl does not carry over when it re-saves the workbook.
 # (prefix in the zip, what the user would lose). Checked in this order; each label reported once.
@@ -172,12 +176,28 @@ def lossy_error(path, lost):
         would_lose=lost)
 
 
-def too_big_to_resave(path, cells, mode):
+def resave_seconds(cells):
+    """Seconds an openpyxl load + save of a workbook with ``cells`` cells may take on a busy machine."""
+    return cells / float(RESAVE_CELLS_PER_SECOND)
+
+
+def too_big_to_resave(path, cells, mode, seconds, left, sheet=None):
+    """The refusal, before anything starts, of a re-save that would not fit in the time left:
+    why it is slow and what to do instead (a new sheet of this workbook is written directly)."""
+    name = os.path.basename(path)
+    if mode == "append":
+        what = "这个工作簿的结构特殊（例如工作表是空的），不能直接在文件里追加，只能把整个工作簿读进内存再重新保存"
+    else:
+        what = "覆盖已有的工作表%s要把整个工作簿读进内存再重新保存" % ("「%s」" % sheet if sheet else "")
     return ToolError(
-        "「%s」约有 %d 万个单元格。往已有工作簿里写要把整个工作簿读进内存再保存，这么大的文件会超过 60 秒的时限、"
-        "占用上 GB 内存，所以没有写入，原文件没有改动。请把数据写到一个新文件（新的 .xlsx 或 .csv，写新文件很快），"
-        "%s" % (os.path.basename(path), cells // 10000,
-                "之后在 Excel 里把两部分合并" if mode == "append" else "或拆成几个较小的工作簿"))
+        "「%s」约有 %s 个单元格，%s，估计需要 %d 秒左右，超过本次剩下的约 %d 秒时限，所以没有开始写，原文件没有改动。"
+        "可以改为：① 写到这个工作簿的一个新工作表（sheet 换一个还没有的名字，直接写进文件，几秒完成）；"
+        "② 写到一个新文件（换个 path，新的 .xlsx 或 .csv 写得很快），例如「%s」" % (
+            name, _count_text(cells), what, max(1, int(seconds + 0.5)), max(0, int(left)), _sibling_name(path)))
+
+
+def _count_text(n):
+    return "%d 万" % (n // 10000) if n >= 10000 else str(n)
 
 
 def _sibling_name(path):

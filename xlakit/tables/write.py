@@ -32,11 +32,12 @@ import os
 import re
 
 from .. import files, paths
+from .. import runtime as rt
 from ..errors import ToolError
 from . import csv_write, xls_write, xlsx_append, xlsx_existing, xlsx_new
 from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, prepare_rows, to_cell  # noqa: F401 - public API
-from .target import DEFAULT_SHEET, RESAVE_MAX_CELLS, check_sheet_name, detect_format, inspect_xlsx, lossy_error, \
-    too_big_to_resave
+from .target import DEFAULT_SHEET, RESAVE_RESERVE, check_sheet_name, detect_format, inspect_xlsx, lossy_error, \
+    resave_seconds, too_big_to_resave
 
 __all__ = ["write_rows", "default_output_path", "to_cell", "excel_serial"]
 
@@ -67,11 +68,17 @@ def _warnings(stats, info, path, fmt):
 
 
 
-def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None):
+def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None, position="auto"):
     """Write ``rows`` (an iterable of lists) to ``path``; the suffix decides the format.
 
     mode "overwrite": xlsx replaces the one sheet (others kept, same order), xls and csv replace the
-    file; "append": after the last row holding a value (xlsx) or at the end of the file (csv).
+    file; "append": xlsx and csv, with ``position`` "auto" above the table's totals block (totals
+    rows, footer lines: they move down and their sums are updated, ``totals_updated``) when there
+    is one, else after the last row holding a value (xlsx) / at the end of the file (csv);
+    ``position`` "end" always after the last row. An existing xlsx is appended to (or given a new
+    sheet) by editing its package directly, whatever its size; only replacing a sheet of an
+    existing workbook re-saves it through openpyxl, refused up front when that would not fit in
+    the time left.
     ``styles`` (optional: ``bold_rows``, ``bold_cols``, ``number_format``, ``freeze``; see
     ``xlsx_new``) dresses a NEW xlsx file (pivot_table's bold totals); other targets ignore it.
     Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
@@ -79,6 +86,9 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     """
     if mode not in ("overwrite", "append"):
         raise ToolError("mode 只能是 overwrite（覆盖，默认）或 append（追加到末尾），收到的是 %r" % (mode,))
+    if position not in ("auto", "end"):
+        raise ToolError("position 只能是 auto（默认：有合计行/表尾时插在它们上方）或 end（一律接在最后一行之后），"
+                        "收到的是 %r" % (position,))
     path = paths.resolve_write(path)
     files.check_not_open(path)          # before reading: an office program would save over us
     fmt = detect_format(path)
@@ -128,20 +138,20 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
             if fmt == "xlsm" and "宏（VBA 代码）" in lost:
                 # keep_vba carries the macro code over, but openpyxl still rewrites the rest
                 lost = [x for x in lost if x != "宏（VBA 代码）"] + ["宏相关的按钮、控件与部分设置"]
-            if lost or found["cells"] > RESAVE_MAX_CELLS:
-                # a re-save would lose parts or run out of time: append / add a sheet by editing
-                # the package directly when the write allows it (None = it needs openpyxl)
-                direct = xlsx_append.plan(path, fmt, sheet, mode, info)
+            # appending and adding a sheet edit the package directly (fast at any size, nothing
+            # lost); None = the write needs openpyxl (replacing a sheet, an unusual package)
+            direct = xlsx_append.plan(path, fmt, sheet, mode, info, position)
             if direct is None:
                 if lost and not allow_lossy:
                     raise lossy_error(path, lost)
-                if found["cells"] > RESAVE_MAX_CELLS:
-                    raise too_big_to_resave(path, found["cells"], mode)
+                seconds = resave_seconds(found["cells"])
+                if seconds > rt.deadline.remaining() - RESAVE_RESERVE:
+                    raise too_big_to_resave(path, found["cells"], mode, seconds, rt.deadline.remaining(), sheet)
                 info["lost"] = lost
             info["rich_text"] = found["rich_text"]
         # Everything that can refuse the write runs here, before the backup copy and the temp file.
         if fmt == "csv":
-            plan = csv_write.inspect(path, mode) if exists else csv_write.CsvTarget()
+            plan = csv_write.inspect(path, mode, position) if exists else csv_write.CsvTarget()
         elif fmt == "xls":
             plan = xls_write.plan(path, sheet, allow_lossy, info)
         elif exists and direct is None:
@@ -183,6 +193,11 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     if fmt == "csv":
         result["encoding"] = info.get("encoding")
         result["delimiter"] = info.get("delimiter")
+    if mode == "append":
+        result["position"] = position
+        if "totals_updated" in info:
+            result["totals_updated"] = info["totals_updated"]
+            result["totals_moved"] = info.get("totals_moved")
     return result
 
 
@@ -197,7 +212,7 @@ def output_path(out_path, sources, label, ext=None, param="out_path"):
         return default_output_path(sources[0], label, ext=ext)
     target = paths.resolve_write(out_path, param)
     for source in sources:
-        if os.path.abspath(target) == os.path.abspath(source):
+        if files.same_file(target, source):     # also through a linked folder or a hard link
             raise ToolError("%s 不能和源文件相同（「%s」：%s结果会覆盖原表）。请换一个文件名，或不传 %s 存到工作空间" % (
                 param, os.path.basename(source), label, param))
     return target

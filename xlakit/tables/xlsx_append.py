@@ -37,7 +37,9 @@ from .target import DEFAULT_SHEET, pick_sheet
 from .values import col_letter, is_total_label
 from .xlsx_new import sheet_head_xml
 from .xlsx_parts import Book, Fallback, Styles, copy_package, fix_count, parse_attrs, prefix_for, split_ref
-from .xlsx_rows import CHUNK, V_RE, Renderer, row_values, row_xml, scan_sheet, shared_strings, style_attr
+from .xlsx_rows import CHUNK, V_RE, Renderer, row_cells, row_values, row_xml, scan_sheet, shared_strings, style_attr
+from .xlsx_shift import (Shift, Totals, shift_table, shift_tail, shift_workbook, totals_block, totals_rows,
+                         without_calc_chain)
 
 BIG_SHEET = 16 << 20        # above this (uncompressed), the sheet is deflated at level 1: 4x faster
 REL_WORKSHEET = opc.NS_OFFICE_RELS + "/worksheet"
@@ -51,10 +53,14 @@ class Plan:
     pass
 
 
-def plan(path, fmt, wanted, mode, info):
+def plan(path, fmt, wanted, mode, info, position="auto"):
     """Whether (and how) the write can be done by editing the package: returns a Plan, or None when
     the openpyxl way is needed (replacing a sheet, an empty sheet, a chart sheet, an unusual package).
-    Raises ToolError for what no way could write (a sheet that would pass Excel's last row)."""
+    Raises ToolError for what no way could write (a sheet that would pass Excel's last row).
+
+    ``position`` "auto": when the sheet ends with a totals block (totals rows, footer lines), the
+    new rows go above it (``p.insert`` = the last data row's place in the scan window); "end":
+    after the last row holding a value."""
     try:
         with zipfile.ZipFile(path) as zf:
             book = Book(zf, path)
@@ -91,11 +97,30 @@ def plan(path, fmt, wanted, mode, info):
             p.last_values = row_values(scan.last_cells, strings, upto=5)
             p.tables = _sheet_tables(zf, part)
             p.sheet_size = zf.getinfo(part).file_size
+            p.insert = None
+            p.cut, p.style_cells = scan.cut, scan.last_cells if scan.old_last > scan.first_row else None
+            if position == "auto":
+                def strings_for(ids):
+                    return shared_strings(zf, book.sst_part, ids)
+                block = totals_block(scan, strings_for, len(p.first_values))
+                if block is not None:
+                    index, last_data = block
+                    p.insert, p.start = index, last_data + 1
+                    p.cut = scan.window_rows[index][1]
+                    p.style_cells = (row_cells(scan.window_rows[index][2].group(3))
+                                     if last_data > scan.first_row else None)
+                    p.totals_rows = totals_rows(scan, index, strings_for)
+                    p.calc_chain = "xl/calcChain.xml" in book.names
     except Fallback:
         return None
     except (zipfile.BadZipFile, KeyError, IndexError, AttributeError, ET.ParseError, UnicodeDecodeError, ValueError,
             OSError):
         return None
+    count = info.get("row_count")
+    if p.insert is not None:
+        if count is not None and scan.old_last + count - 1 > LIMITS[fmt][0]:
+            raise too_many_rows(fmt, count, p.start)
+        return p
     # a merged area that holds the last value and reaches further down (a note over two rows) is
     # not written into: the new rows start below it
     below = scan.old_last
@@ -106,7 +131,6 @@ def plan(path, fmt, wanted, mode, info):
             if r1 <= below < r2:
                 below, moved = r2, True
     p.start = below + 1
-    count = info.get("row_count")
     if count is not None and p.start + count - 2 > LIMITS[fmt][0]:
         raise too_many_rows(fmt, count, p.start)
     return p
@@ -135,6 +159,8 @@ def write(tmp, plan, head, rest, stats, counter, info):
 
 
 def _write_append(tmp, plan, head, rest, stats, counter, info):
+    """The new rows spliced into the sheet: after the last valued row (merged with formatted
+    empty rows that follow, as in Excel), or above the totals block, which moves down."""
     book, scan = plan.book, plan.scan
     styles = Styles(plan.styles_data)
     rows = list(itertools.chain(head, rest))
@@ -142,20 +168,19 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
         rows = rows[1:]
         info["header_skipped"] = True
     start = plan.start
-    new_last = start + len(rows) - 1
+    inserting = plan.insert is not None and bool(rows)
+    new_last = (scan.old_last if inserting else start - 1) + len(rows)
     if new_last > LIMITS[plan.fmt][0]:
         raise too_many_rows(plan.fmt, len(rows), start)
-    if scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
+    if not inserting and scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
         note(stats, "after_totals", str(scan.old_last))
     p = scan.prefix.decode()
     ren = Renderer(styles, book.date1904, p)
-    copy_styles = scan.old_last > scan.first_row
     base_style = {}
-    if copy_styles:
-        for col, (a, _inner, _raw) in scan.last_cells.items():
-            if a.get("s", "").isdigit():
-                base_style[col] = int(a["s"])
-    trailing = {r: (attrs, cells, raw) for r, attrs, cells, raw in scan.trailing}
+    for col, (a, _inner, _raw) in (plan.style_cells or {}).items():
+        if a.get("s", "").isdigit():
+            base_style[col] = int(a["s"])
+    trailing = {} if inserting else {r: (attrs, cells, raw) for r, attrs, cells, raw in scan.trailing}
     ncols = max([len(r) for r in rows] or [0])
     pieces = [trailing.pop(r)[2].decode("utf-8") for r in sorted(trailing) if r < start]
     letters = []
@@ -193,29 +218,63 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
         pieces.append(trailing[r][2].decode("utf-8"))
     block = "".join(pieces).encode("utf-8")
 
-    total_last = max(new_last, start - 1)
-    replaced = {}
-    replaced[plan.part] = lambda out: _stream_sheet(book, plan, out, block, start, total_last, ncols, stats)
+    shift = totals = None
+    replaced, late, dropped = {}, [], []
+    if inserting:
+        # the totals block and everything under it move down by len(rows), their sums updated
+        shift = Shift(start, len(rows), plan.target)
+        totals = Totals(rows, start, len(rows))
+        moved = []
+        for _s, _e, rm in scan.window_rows[plan.insert + 1:]:
+            r = int(parse_attrs(rm.group(1)).get("r") or 0)
+            moved.append(shift.move_row(rm.group(0), r, totals if r in plan.totals_rows else None))
+        block += b"".join(moved)
+        total_last = new_last
+    else:
+        total_last = max(new_last, start - 1)
+    replaced[plan.part] = lambda out: _stream_sheet(book, plan, out, block, start, total_last, ncols, stats, shift)
     for t in plan.tables:
         with zipfile.ZipFile(book.path) as zf:
             data = opc.read_part(zf, t)
-        new = _grow_table(data, scan.old_last, total_last, ncols) if rows else None
+        if shift is not None:
+            new = shift_table(data, shift)
+        else:
+            new = _grow_table(data, scan.old_last, total_last, ncols) if rows else None
         if new is not None:
             replaced[t] = new
-    wb = _grow_filter_name(book, plan.index, scan.old_last, total_last) if rows else None
-    if wb is not None:
-        replaced[book.wb_part] = wb.encode("utf-8")
+    if shift is not None:
+        # workbook.xml is written after the sheet: only then is it known whether a formula lost
+        # its cached value (and Excel must recalculate on open)
+        replaced[book.wb_part] = lambda out: out.write(shift_workbook(book.wb_text, shift).encode("utf-8"))
+        late.append(book.wb_part)
+        rels, ct, chain = without_calc_chain(book)
+        if chain:
+            dropped.append(chain)
+            replaced[book.rels_part] = rels.encode("utf-8")
+            replaced["[Content_Types].xml"] = ct.encode("utf-8")
+    else:
+        wb = _grow_filter_name(book, plan.index, scan.old_last, total_last) if rows else None
+        if wb is not None:
+            replaced[book.wb_part] = wb.encode("utf-8")
     if styles.changed:
         replaced[book.styles_part] = styles.data()
     level = 1 if plan.sheet_size > BIG_SHEET else 6
     small = [plan.part] if plan.sheet_size + len(block) < (1 << 31) else []
-    copy_package(tmp, book, replaced, level=level, small=small)
-    info.update(start_row=start, total_rows=total_last, action="appended", sheet=plan.target, direct=True)
+    copy_package(tmp, book, replaced, level=level, small=small, dropped=dropped, late=late)
+    info.update(start_row=start, total_rows=total_last, sheet=plan.target, direct=True,
+                action="inserted_above_totals" if inserting else "appended")
+    if inserting:
+        info["totals_updated"] = totals.updates
+        info["totals_moved"] = {"from": start, "to": start + len(rows)}
+        info["recalc_on_open"] = shift.recalc
 
 
-def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats):
-    """Pass 2: the sheet's bytes with the new rows spliced in at ``scan.cut``."""
+def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats, shift=None):
+    """Pass 2: the sheet's bytes with the new rows spliced in at ``plan.cut``. With ``shift``
+    (rows inserted above a totals block), formulas in the rows above that point below the
+    insertion are moved too, and so is everything after ``</sheetData>``."""
     scan = plan.scan
+    cut = plan.cut
     with zipfile.ZipFile(book.path) as zf, zf.open(plan.part) as fh:
         head = b""
         while len(head) < scan.head_end:
@@ -224,38 +283,56 @@ def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats):
                 break
             head += chunk
         top = head[:scan.head_end]
-        top = _fix_dimension(top, new_last, max(scan.max_col, ncols))
+        top = _fix_dimension(top, new_last, max(scan.max_col, ncols), shift)
         out.write(top)
         pending = head[scan.head_end:]
         offset = scan.head_end              # stream offset of pending[0]
-        while offset + len(pending) < scan.cut:
-            out.write(pending)
+        carry = b""                         # the unfinished row of the last chunk (formulas kept whole)
+        row_end = b"</" + scan.prefix + b"row>"
+        while offset + len(pending) < cut:
+            if shift is None:
+                out.write(pending)
+            else:
+                data = carry + pending
+                k = data.rfind(row_end)
+                k = k + len(row_end) if k >= 0 else 0
+                out.write(shift.formulas_above(data[:k]))
+                carry = data[k:]
             offset += len(pending)
             pending = fh.read(CHUNK)
             if not pending:
                 raise ToolError("工作表数据在读取中途结束，文件可能已损坏。原文件没有改动")
-        out.write(pending[:scan.cut - offset])
+        if shift is None:
+            out.write(pending[:cut - offset])
+        else:
+            out.write(shift.formulas_above(carry + pending[:cut - offset]))
         out.write(block)
         # what follows </sheetData> (merge areas, filters, page setup) is small: edit it whole
-        rest = pending[scan.cut - offset:]
+        rest = pending[cut - offset:]
         while True:
             chunk = fh.read(CHUNK)
             if not chunk:
                 break
             rest += chunk
-        tail = rest[scan.close - scan.cut:]       # the trailing rows are in ``block`` already
-        tail = _fix_tail(tail, scan.old_last, new_last, start, ncols, stats)
+        tail = rest[scan.close - cut:]       # the trailing / moved rows are in ``block`` already
+        if shift is None:
+            tail = _fix_tail(tail, scan.old_last, new_last, start, ncols, stats)
+        else:
+            tail = shift_tail(tail, shift)
         out.write(tail)
 
 
-def _fix_dimension(head, new_last, ncols):
+def _fix_dimension(head, new_last, ncols, shift=None):
     m = re.search(rb'(<(?:\w+:)?dimension\b[^>]*?\bref=")([^"]*)(")', head)
     if not m:
         return head
     box = split_ref(m.group(2).decode("ascii", "replace"))
     c1, r1 = (box[0], box[1]) if box else (1, 1)
     c2 = max(box[2] if box else 1, ncols, 1)
-    ref = "%s%d:%s%d" % (col_letter(c1 - 1), r1, col_letter(c2 - 1), max(new_last, box[3] if box else 1))
+    r2 = box[3] if box else 1
+    if shift is not None:
+        r2 = shift.row(r2)
+    ref = "%s%d:%s%d" % (col_letter(c1 - 1), r1, col_letter(c2 - 1), max(new_last, r2))
     return head[:m.start(2)] + ref.encode("ascii") + head[m.end(2):]
 
 

@@ -239,16 +239,23 @@ class Book:
 
 
 
-def copy_package(tmp, book, replaced, added=(), level=6, small=()):
+def copy_package(tmp, book, replaced, added=(), level=6, small=(), dropped=(), late=()):
     """Every member of the source in its order, its compressed bytes copied as they are, except
-    ``replaced`` ({name: bytes or callable(zip writer)}); then ``added`` (name, bytes/callable)."""
+    ``replaced`` ({name: bytes or callable(zip writer)}) and ``dropped`` (names left out); then
+    ``added`` (name, bytes/callable). Replaced members named in ``late`` are written last, after
+    the others: their content depends on what writing the others found (the workbook's
+    recalculation flag depends on the formulas met while the sheet was streamed)."""
     with zipfile.ZipFile(book.path) as zin, open(book.path, "rb") as raw, \
             zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as zout:
         for zi in zin.infolist():
+            if zi.filename in dropped or zi.filename in late:
+                continue
             if zi.filename in replaced:
                 put_part(zout, zi.filename, replaced[zi.filename], zi.filename not in small)
             else:
                 copy_raw(raw, zi, zout)
+        for name in late:
+            put_part(zout, name, replaced[name], False)
         for name, content in added:
             put_part(zout, name, content)
 

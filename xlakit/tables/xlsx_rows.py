@@ -68,6 +68,8 @@ class Scan:
     merges = ()             # (c1, r1, c2, r2) of every merged area
     trailing = ()           # formatted empty rows after it: [(r, attrs bytes, {col: cell xml bytes}, raw)]
     max_col = 0
+    window_rows = ()        # (start, end, row match) of every row in the last WINDOW bytes
+    last_index = 0          # the last valued row's place in window_rows
 
 
 def row_cells(inner):
@@ -136,6 +138,7 @@ def scan_sheet(zf, part):
             break
     if last is None:
         raise Fallback("no valued row in the window")
+    scan.window_rows, scan.last_index = rows, last
     a = parse_attrs(rows[last][2].group(1))
     if not a.get("r", "").isdigit():
         raise Fallback("rows without numbers")
