@@ -144,7 +144,69 @@ def block_message(kind, target, roots):
 
 # --------------------------------------------------------------------------- layer 2: Landlock
 
-def apply_landlock(roots, read_only_files=()):
+def carve_outs(root, roots):
+    """Folders inside an allowed root that must stay read-only for the kernel too: this toolbox
+    checkout (its tools, xlakit and pydeps) and ``.git`` folders (hooks run on the next git command)
+    up to two levels below the root. Landlock grants a right on a whole tree and cannot take a
+    subfolder back, so :func:`write_grants` grants around them. (The audit hook refuses every
+    path the writers' deny list refuses; this is the part the kernel holds as well.)"""
+    here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+    found = []
+    if here == root or here.startswith(root.rstrip("/") + "/"):
+        found.append(here)
+    level = [root]
+    for _ in range(3):
+        nxt = []
+        for d in level:
+            try:
+                entries = list(os.scandir(d))
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    if not e.is_dir(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if e.name == ".git":
+                    found.append(e.path)
+                elif not any(e.path == x for x in found):
+                    nxt.append(e.path)
+        level = nxt[:200]
+    return found
+
+
+def write_grants(root, carved, write, file_write):
+    """Landlock rules that let the script write under ``root`` except inside ``carved``: without a
+    carve-out, one rule on the root; otherwise rules on the siblings along the way down to each
+    carved folder (folders get full write rights, single-link regular files file rights; links and
+    special files none). The price: no new entries directly in the folders on that way (the root
+    itself, for a checkout right under the temp folder), which the script hears about as EACCES."""
+    if not carved:
+        return [(root, write)]
+    if any(c == root for c in carved):
+        return []
+    rules = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    for e in entries:
+        if any(c == e.path for c in carved):
+            continue
+        below = [c for c in carved if c.startswith(e.path + "/")]
+        try:
+            st = os.lstat(e.path)
+        except OSError:
+            continue
+        if (st.st_mode & 0o170000) == 0o040000:
+            rules += write_grants(e.path, below, write, file_write) if below else [(e.path, write)]
+        elif (st.st_mode & 0o170000) == 0o100000 and st.st_nlink == 1:
+            rules.append((e.path, file_write))
+    return rules
+
+
+def apply_landlock(roots, carved=None, read_only_files=()):
     """Restrict this process (and everything it forks) with Landlock. Returns (applied, detail).
 
     Rights: read everywhere, no execute anywhere, full write rights (minus device nodes) under the
@@ -188,7 +250,9 @@ def apply_landlock(roots, read_only_files=()):
     write = fs & ~(LL_EXECUTE | LL_MAKE_CHAR | LL_MAKE_BLOCK)
     file_write = fs & (LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
     o_path = getattr(os, "O_PATH", 0o10000000)
-    rules = [("/", read)] + [(r, write) for r in roots] + [(p, file_write) for p in ("/dev/null",)]
+    rules = [("/", read)] + [(p, file_write) for p in ("/dev/null",)]
+    for r in roots:
+        rules += write_grants(r, carved.get(r, []) if carved is not None else carve_outs(r, roots), write, file_write)
     rules += [(p, read) for p in read_only_files]
     try:
         for path, access in rules:
@@ -207,6 +271,17 @@ def apply_landlock(roots, read_only_files=()):
     finally:
         os.close(rfd)
     return True, "Landlock ABI %d" % abi
+
+
+def private_temp_dir(roots, carved):
+    """When the temp folder holds a carved-out folder, the kernel lets the script create nothing
+    directly in it; give ``tempfile`` (and ``TMPDIR``) a fresh folder of this run's inside it."""
+    import tempfile
+    temp = os.path.realpath(tempfile.gettempdir())
+    if temp in roots and carved.get(temp):
+        d = tempfile.mkdtemp(prefix="xla-run-", dir=temp)
+        os.environ["TMPDIR"] = d
+        tempfile.tempdir = d
 
 
 def set_parent_death_signal():
@@ -233,7 +308,8 @@ def _hook_template(event, args,
                    _getpgrp=None, _write=None, _exit=None, _getframe=None, _fcntl=None,
                    _PermissionError=None, _ImportError=None, _RuntimeError=None, _msg=None, _flush=None,
                    _wflags=None, _O_TMPFILE=0, _O_DIR=0, _O_PATH=0, _O_TRUNC=0, _sep="/", _mark="", _fsep="",
-                   _frozen_globals=None, _guard_file="", _newer_frames=True, _version=(3, 9)):
+                   _frozen_globals=None, _guard_file="", _newer_frames=True, _version=(3, 9), _deny=None,
+                   _protected=()):
     """The audit hook. Every name it uses arrives as a default argument (the install step binds real
     values and gives it private globals), so nothing the script can assign changes what it does.
     Fast path: one frozenset lookup. Helpers are created per call in the slow path."""
@@ -391,6 +467,11 @@ def _hook_template(event, args,
         shown = c if c is not None else (text(p) if text(p) is not None else "fd")
         if c is None or not inside(c):
             deny(what or "write", shown)
+        if _deny is not None and c != "<anon>" and c != "/dev/null":
+            why = _deny(c)
+            if why is not None:
+                deny(what or "write", c, "xla_guard 已拦截：%s 虽在允许写入的目录里，但%s，run_python 里的脚本不能改它。"
+                                         "请把结果写到工作空间里别的位置。" % (c, why))
         return c
 
     def caller_is_importlib():
@@ -582,8 +663,14 @@ def _hook_template(event, args,
     if event == "object.__getattr__" or event == "object.__setattr__" or event == "object.__delattr__":
         obj = args[0]
         t = _type(obj)
-        if _version >= (3, 9) and t is _FunctionType and (obj.__globals__ is _G or obj.__globals__ is _W):
-            deny("self", "%s %s" % (event, text(args[1]) or "?"))
+        if _version >= (3, 9) and t is _FunctionType:
+            g = obj.__globals__
+            mine = g is _G or g is _W
+            for x in _protected:
+                if g is x:
+                    mine = True
+            if mine:
+                deny("self", "%s %s" % (event, text(args[1]) or "?"))
         return
     if event == "code.__new__" or event == "marshal.loads" or event == "marshal.load":
         if caller_is_importlib():
@@ -649,8 +736,56 @@ def _clone(func, globals_, name, defaults=None, kwdefaults=None):
     return f
 
 
-def install(roots, mode=None):
-    """Neuter what has no audit events, then add the hook. After this, the script cannot remove it."""
+def private_deny_rule():
+    """``xlakit.paths.deny_reason`` (the writers' deny list: the toolbox, pydeps, ``.git``, start-up
+    files...) as a private copy the script cannot reach or monkeypatch.
+
+    It is imported from this checkout and then dropped from ``sys.modules`` (a script that imports
+    ``xlakit`` gets a fresh copy of its own). Its module-level helpers would still look up ``os``,
+    ``os.path`` and ``os.environ``, which the script can rebind, so the copy gets snapshots: a private
+    ``os`` namespace (attributes copied now, ``environ`` a frozen copy) whose ``path`` is a private
+    copy of ``posixpath``/``ntpath`` bound to it, and the temp roots computed now. Returns
+    (deny_reason, the globals dicts of the private modules) or (None, ()) when the toolbox cannot be
+    imported (the guard copied on its own): then only the roots apply."""
+    import importlib
+    import importlib.util
+    import types
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved_path, before = list(sys.path), set(sys.modules)
+    sys.path.insert(0, here)
+    try:
+        paths = importlib.import_module("xlakit.paths")
+    except Exception:
+        return None, ()
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - before:
+            if name == "xlakit" or name.startswith("xlakit."):
+                del sys.modules[name]
+    spec = importlib.util.find_spec(os.path.__name__)
+    priv_path = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(priv_path)
+    priv_os = types.ModuleType("os")
+    priv_os.__dict__.update(os.__dict__)
+    priv_os.environ = types.MappingProxyType(dict(os.environ))
+    priv_os.path = priv_path
+    priv_path.os = priv_os
+    priv_stat = types.ModuleType("stat")
+    priv_stat.__dict__.update(sys.modules["stat"].__dict__)
+    priv_path.stat = priv_stat
+    paths.os = priv_os
+    temp = paths._temp_roots() if hasattr(paths, "_temp_roots") else None
+    if temp is not None:
+        temp = frozenset(temp)
+        paths._temp_roots = lambda _t=temp: _t
+    paths.deny_reason(os.path.join(here, "probe"))   # warm up: lazy imports happen now, not in the hook
+    return paths.deny_reason, (paths.__dict__, priv_path.__dict__)
+
+
+def install(roots, mode=None, deny_rule=(None, ())):
+    """Neuter what has no audit events, then add the hook. After this, the script cannot remove it.
+    ``deny_rule`` is :func:`private_deny_rule`'s answer: writes inside the roots are refused where
+    the writers' deny list refuses them."""
     import types
     import stat  # noqa: F401  (imported before the hook: the stdlib needs it)
     import io
@@ -704,7 +839,7 @@ def install(roots, mode=None):
         _O_DIR=getattr(os, "O_DIRECTORY", 0), _O_PATH=getattr(os, "O_PATH", 0), _O_TRUNC=os.O_TRUNC,
         _sep="\\/" if mode == "windows" else "/", _mark=MARK, _fsep=SEP, _frozen_globals=tuple(frozen),
         _guard_file=os.path.abspath(__file__), _newer_frames=sys.version_info >= (3, 11),
-        _version=tuple(sys.version_info[:2]))
+        _version=tuple(sys.version_info[:2]), _deny=deny_rule[0], _protected=tuple(deny_rule[1]))
     code = _hook_template.__code__
     names = code.co_varnames[2:code.co_argcount]
     hook = types.FunctionType(code, G, "xla_guard_hook", tuple(values[n] for n in names), None)
@@ -826,10 +961,12 @@ def main(argv=None):
             if audit_only:
                 landlock_on, detail = False, "已按 XLA_GUARD_LAYERS=audit 关闭（测试用）"
             else:
-                landlock_on, detail = apply_landlock(roots)
+                carved = {r: carve_outs(r, roots) for r in roots}
+                private_temp_dir(roots, carved)
+                landlock_on, detail = apply_landlock(roots, carved)
         except Exception as exc:   # a broken ctypes/libc must not stop the first layer
             landlock_on, detail = False, "Landlock 初始化出错：%s" % exc
-        install(roots)
+        install(roots, deny_rule=private_deny_rule())
         fields += [("fence", "on"), ("layers", "audit" + (",landlock" if landlock_on else "")),
                    ("landlock", detail)]
     fields.append(("python", "%d.%d.%d" % tuple(sys.version_info[:3])))
