@@ -8,6 +8,7 @@
                  [--save-images DIR] [--timeout S]
     python3 xla.py mcp [--root DIR]      serve every tool over MCP (stdio) for MCP clients
     python3 xla.py deps                  pre-install every third-party library into tools/pydeps
+    python3 xla.py install ocr           install the OCR engine (~130 MB) ahead of the first scan
     python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
                                          update ~/.xla-tools to the newest released tag
     python3 xla.py selftest [pytest args] install what the tests need into .venv and run them all
@@ -36,6 +37,7 @@ USAGE = """xla-tools 命令行
                   [--save-images 目录] [--timeout 秒]
     python3 xla.py mcp                    作为 MCP 服务器（标准输入输出）提供全部工具
     python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
+    python3 xla.py install ocr            预装文字识别（OCR）引擎（下载约 130 MB），读扫描件和图片用
     python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]
                                           把 ~/.xla-tools 更新到最新的版本标签
     python3 xla.py selftest [pytest 参数] 在 .venv 里装好测试依赖并运行全部测试"""
@@ -128,6 +130,12 @@ def cmd_deps(_args):
 
 
 def cmd_sync(args):
+def cmd_install(args):
+    """Optional library groups (pydeps_boot.GROUPS), e.g. the OCR engine, installed ahead of time."""
+    import pydeps_boot
+    return pydeps_boot.main(["install"] + list(args[:1]))
+
+
     import xla_sync
     return xla_sync.main(args)
 
@@ -143,6 +151,8 @@ def cmd_selftest(args):
     steps.append([py, "-m", "pip", "install", "-q", "--disable-pip-version-check"] + TEST_REQUIREMENTS)
     steps.append([py, os.path.join(ROOT, "pydeps_boot.py"), "install-all"])
     for step in steps:
+    # The OCR engine is optional for users but the OCR tests run for real (tests/test_ocr.py).
+    steps.append([py, os.path.join(ROOT, "pydeps_boot.py"), "install", "ocr"])
         print("$ " + " ".join(step), flush=True)
         code = subprocess.call(step, cwd=ROOT)
         if code != 0:
@@ -158,7 +168,7 @@ def cmd_selftest(args):
 
 
 COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": cmd_run, "mcp": cmd_mcp,
-            "deps": cmd_deps, "sync": cmd_sync, "selftest": cmd_selftest}
+            "deps": cmd_deps, "install": cmd_install, "sync": cmd_sync, "selftest": cmd_selftest}
 
 
 def main(argv=None):

@@ -29,7 +29,7 @@ from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.dedupe import Groups, Remover, ReportRows  # noqa: E402
-from xlakit.tables.derive import NumberCells  # noqa: E402
+from xlakit.tables.derive import NumberCells, row_notes  # noqa: E402
 from xlakit.tables.keys import KeyMaker  # noqa: E402
 import table_io as tio  # noqa: E402
 
@@ -164,7 +164,7 @@ def main(params):
         note = maker.lossy_note("判重列")
         if note:
             rt.warn(note)
-        for note in list(table.warnings) + table.row_warnings():
+        for note in list(table.warnings) + row_notes(table, "第 %s 行是合计/小计行，没有参与判重，也没有写进新表"):
             rt.warn(note)
         rt.shrink_to_fit(result, ("preview",))
         return _page(result, groups, keep if mode == "remove" else None, params)

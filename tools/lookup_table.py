@@ -34,7 +34,7 @@ from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables import lookup  # noqa: E402
-from xlakit.tables.derive import NumberCells  # noqa: E402
+from xlakit.tables.derive import NumberCells, row_notes  # noqa: E402
 import table_io as tio  # noqa: E402
 
 SHEETS = {"merge": "关联结果", "reconcile": "对账结果"}
@@ -54,7 +54,7 @@ def _describe(path, table, rows):
 
 
 def _table_notes(label, table):
-    for note in list(table.warnings) + table.row_warnings():
+    for note in list(table.warnings) + row_notes(table, "第 %s 行是合计/小计行，没有参与关联或对账，也没有写进新表"):
         rt.warn("%s：%s" % (label, note))
 
 

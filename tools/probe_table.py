@@ -23,6 +23,7 @@ numbers of 合计/小计 rows), ``merged_in_data``, per column ``name``, ``lette
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit.tables.derive import row_notes  # noqa: E402
 import table_io as tio  # noqa: E402
 
 STATS_ROWS = 5000            # column statistics are computed over this many data rows
@@ -237,7 +238,7 @@ def probe(book, table, path, params, sample):
         result["merged_in_data"] = [tio.range_ref(*m) for m in table.merged_data[:20]]
     if getattr(book, "formula_without_value", None):     # formulas stored without results (read as empty)
         result["formula_without_value"] = book.formula_without_value
-    for note in list(table.warnings) + table.row_warnings():
+    for note in list(table.warnings) + row_notes(table, "第 %s 行是合计/小计行：calc_table、pivot_table 统计时默认不计入"):
         rt.warn(note)
     if count > STATS_ROWS:
         rt.warn("列统计基于前 %d 行数据（共 %s 行）" % (STATS_ROWS, count if exact else "约 %d" % count))

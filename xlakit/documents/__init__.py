@@ -9,14 +9,22 @@ file is and why each converter refused. Adding a format is adding a module and o
 
 The format is decided by content, never by suffix: a ``.doc`` that is really RTF, Word HTML or a
 docx is read as what it is.
+
+Pictures go through OCR (``ocr``, ``image``): image files, PDF pages without a usable text layer,
+and docx/pptx files whose only content is pictures. ``ocr`` is ``"auto"`` (only where there is
+no text), ``"off"`` or ``"force"`` (also pages that have a text layer); a converter finds the mode
+and the first page wanted on the builder (``out.ocr``, ``out.start_page``). OCR stops before the
+deadline with ``Document.next_page`` set: the caller continues from there.
 """
 import importlib
 
 from ..errors import FormatError
 from ..sniff import sniff
 from .base import Builder, Document, Enough
+from . import ocr as _ocr
+from . import ocr_pictures as _ocr_pictures
 
-CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "rtf", "html", "text")
+CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "rtf", "html", "image", "text")
 
 # Kinds no converter takes, with the advice that fits them.
 OTHER_TOOLS = {
@@ -32,8 +40,9 @@ def converter(name):
     return importlib.import_module("." + name, __name__)
 
 
-def read(path, stop_at=None, deadline=None, kind=None):
-    """Convert ``path``; stop once more than ``stop_at`` characters are out (``complete`` False)."""
+def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=None):
+    """Convert ``path``; stop once more than ``stop_at`` characters are out (``complete`` False).
+    ``ocr``: "auto" | "off" | "force"; ``start_page``: first page to read (PDF, multi-page TIFF)."""
     try:
         kind = kind or sniff(path)
     except OSError as exc:
@@ -51,11 +60,16 @@ def read(path, stop_at=None, deadline=None, kind=None):
             refused[name] = why
             continue
         out = Builder(stop_at=stop_at, deadline=deadline)
+        out.ocr, out.start_page, next_page = ocr, start_page, None
         complete = True
         try:
             mod.convert(path, kind, out, deadline)
+            if not out.size and ocr != "off" and kind.kind in ("docx", "pptx"):
+                _ocr_pictures.read(path, kind, out, deadline)
         except Enough:
             complete = False
+        except _ocr.OutOfTime as stop:
+            complete, next_page = False, stop.page
         except FormatError as exc:
             if kind.damaged and not exc.extra.get("scanned"):
                 raise FormatError("%s。文件似乎不完整（%s），请确认已完整下载/复制" % (str(exc).rstrip("。"), kind.detail), **exc.extra)
@@ -63,8 +77,11 @@ def read(path, stop_at=None, deadline=None, kind=None):
             break
         if kind.damaged:
             out.warnings.append("文件不完整或已损坏（%s），读出的内容可能缺失" % kind.detail)
-        return Document(out.text(), kind.kind, title=out.title, complete=complete, pages=out.page_count,
-                        detail=kind.detail, warnings=out.warnings, converter=name, blocks=out.blocks)
+        doc = Document(out.text(), kind.kind, title=out.title, complete=complete, pages=out.page_count,
+                       detail=kind.detail, warnings=out.warnings, converter=name, blocks=out.blocks)
+        doc.next_page = next_page
+        doc.ocr = _ocr.summary()
+        return doc
     if errors:
         raise errors[0]
     tool, why = OTHER_TOOLS.get(kind.kind, (None, None))

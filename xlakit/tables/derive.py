@@ -111,6 +111,17 @@ class Filtered(object):
         return out
 
 
+def row_notes(table, totals_note):
+    """``table.row_warnings()`` for a tool that has no ``include_totals`` parameter: the totals line
+    (which tells the model to pass include_totals=true) is replaced by ``totals_note``, a sentence
+    with one ``%s`` for the row numbers, so no hint names a parameter the tool does not declare."""
+    notes = table.row_warnings(False)
+    if table.totals_count and notes:
+        rows = "、".join(str(r) for r in table.totals_rows[:8]) + ("等" if table.totals_count > 8 else "")
+        notes[0] = totals_note % rows
+    return notes
+
+
 SAMPLE_ROWS = 2000           # output rows looked at to decide which columns are money/number columns
 MONEY_FORMAT = "#,##0.00"
 PERCENT_FORMAT = "0.00%"

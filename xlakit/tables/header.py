@@ -151,7 +151,7 @@ def detect_header(sample, merges=(), header_row=None):
             names[c] = "%s-%s" % (upper, lower) if upper else lower
             if upper:
                 combined.append("%s + %s → %s" % (upper, lower, names[c]))
-        reason += "；第 %d、%d 行是两行合并表头，已合成一个列名（如 %s）" % (
+        reason += "；第 %d、%d 行是两行合并表头，已合成一个列名（如「%s」）" % (
             rownum, second, combined[0].split("→ ")[-1] if combined else names[0])
     return HeaderInfo(rows, _unique_names(names, width), reason, combined, width)
 
