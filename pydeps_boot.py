@@ -8,6 +8,10 @@ failed install leaves nothing half-present, and two tools installing at once get
 On failure the Chinese error gives the exact command to run by hand.
 
 ``python3 pydeps_boot.py install-all`` (or ``python3 xla.py deps``) pre-installs every library.
+
+Optional groups (``GROUPS``) are big and needed by few users, so ``install-all`` leaves them out:
+the OCR engine (about 130 MB to download, 400 MB installed) is installed the first time a scan
+arrives (``ensure_group``) or ahead of time with ``python3 xla.py install ocr``.
 """
 import importlib
 import os
@@ -32,6 +36,16 @@ PINS = {
     "xlwt": "xlwt>=1.3.0,<1.4",
     "pypdf": "pypdf>=4.0,<8",
     "olefile": "olefile>=0.46,<0.48",
+}
+
+# Optional groups: name -> (modules that must import, requirements, what it is, size for people).
+# OCR: RapidOCR's wheel carries the PP-OCR detection/direction/recognition models (3.x ships them,
+# nothing is downloaded at run time); onnxruntime runs them; pypdfium2 (9 MB) renders PDF pages
+# whose scan is not one plain picture. numpy, OpenCV and Pillow come as RapidOCR's own needs.
+GROUPS = {
+    "ocr": (("rapidocr", "onnxruntime", "pypdfium2", "PIL", "numpy"),
+            ("rapidocr>=3.10,<4", "onnxruntime>=1.16,<2", "pypdfium2>=4.20,<6"),
+            "文字识别（OCR）引擎 RapidOCR + onnxruntime", "下载约 130 MB，安装后约 400 MB"),
 }
 
 
@@ -168,6 +182,35 @@ def _clean_stale_staging():
                 shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
 
 
+def group_ready(name):
+    """True when every module of group ``name`` can be found (cheap: nothing is imported)."""
+    import importlib.util
+    _add_path()
+    importlib.invalidate_caches()
+    for module in GROUPS[name][0]:
+        try:
+            if importlib.util.find_spec(module) is None:
+                return False
+        except (ImportError, ValueError):
+            return False
+    return True
+
+
+def group_command(name):
+    """The one command a person runs to install group ``name`` ahead of time."""
+    return "python3 xla.py install %s" % name
+
+
+def ensure_group(name, timeout=INSTALL_TIMEOUT):
+    """Install optional group ``name`` unless it is there; raises DependencyError (Chinese)."""
+    if group_ready(name):
+        return
+    modules, requirements, _what, _size = GROUPS[name]
+    install(list(requirements), timeout=timeout)
+    if not group_ready(name):
+        raise DependencyError("%s 安装后仍不完整。请手动执行：%s" % (GROUPS[name][2], group_command(name)))
+
+
 def install_all():
     """Pre-install every pinned library (CI, and the installer's offline pydeps/)."""
     _add_path()
@@ -180,8 +223,18 @@ def install_all():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["install"] and len(argv) == 2 and argv[1] in GROUPS:
+        _modules, _reqs, what, size = GROUPS[argv[1]]
+        print("正在安装%s（%s），请稍候……" % (what, size), flush=True)
+        try:
+            ensure_group(argv[1], timeout=1800)
+        except DependencyError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+        print("已就绪：%s（%s）" % (what, PYDEPS))
+        return 0
     if argv[:1] != ["install-all"]:
-        print("用法：python3 pydeps_boot.py install-all")
+        print("用法：python3 pydeps_boot.py install-all | install %s" % "|".join(sorted(GROUPS)))
         return 2
     try:
         names = install_all()

@@ -11,12 +11,16 @@ Parameters:
     path       the document; a bare name is looked up in the workspace ~/.xla/workspace.
     offset     character offset to start from (0 = beginning); pass the previous ``next_offset``.
     max_chars  at most this many characters of text (default: as much as fits the output cap).
+    ocr        "auto" (default: OCR for pictures and scanned pages only), "off", "force" (every PDF page).
+    start_page first page to read (PDF, multi-page TIFF); pass the previous ``next_page``.
 
 Returns one shape: ``text`` (this window only, never repeated as a paragraph list), ``offset``,
 ``returned_chars``, ``next_offset`` (null at the end), ``truncated``, ``total_chars`` (null while
 the rest of a long document has not been extracted: extraction stops once the window is full),
 ``format`` (the real format found), ``format_name``, ``title``, ``pages`` (PDF/pptx), and
-``warnings`` (pages without text, damage).
+``warnings`` (pages without text, damage). Pictures and scans are read by OCR
+(``xlakit.documents.ocr``): then ``ocr`` says pages read, seconds and confidence per page, and
+``next_page`` is set when OCR stopped before the deadline (continue with ``start_page``).
 """
 import os
 import sys
@@ -40,7 +44,8 @@ def main(params):
         raise InputError("max_chars 至少为 1；不传则按输出上限尽量多给")
     window = min(max_chars or rt.OUTPUT_LIMIT, rt.OUTPUT_LIMIT)
     try:
-        doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline)
+        doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline,
+                             ocr=params.get("ocr") or "auto", start_page=params.get("start_page"))
     except FormatError as exc:
         refused = exc.extra.pop("refused", None)
         if refused and os.environ.get("XLA_DEBUG"):
@@ -51,6 +56,11 @@ def main(params):
     base = {"path": path, "format": doc.format, "format_name": doc.detail, "title": doc.title}
     if doc.pages is not None:
         base["pages"] = doc.pages
+    if getattr(doc, "ocr", None):
+        base["ocr"] = doc.ocr
+    if getattr(doc, "next_page", None):
+        base["next_page"] = doc.next_page
+        rt.warn("文字识别较慢，时间不够，这次读到第 %d 页之前；接着读请传 start_page=%d" % (doc.next_page, doc.next_page))
     if offset > len(doc.text) and doc.complete:
         raise InputError("offset=%d 超过了文档总长度 %d 字。从头读请传 offset=0" % (offset, len(doc.text)))
     if not doc.text.strip():

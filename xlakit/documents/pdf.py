@@ -4,9 +4,11 @@ Why page markers: users cite pages ("第 12 页的条款"), and a long PDF is re
 model must know where it is. Extraction stops as soon as the requested window is full (pypdf
 costs roughly 10-100 ms a page), which keeps a 300-page report well inside the time limit.
 
-A PDF with no text layer is a scan: that is said plainly, with the page count, instead of an
-empty success. An encrypted PDF is first opened with the empty password (many "protected" PDFs
-only restrict printing or copying); a real open password gives a clear error.
+A page with no text layer is a scan: it is read by OCR (``ocr_pdf``; also wrong hidden layers
+and, with ``ocr: "force"``, every page). Without the OCR engine (or with ``ocr: "off"``) that is
+said plainly, with the page count, instead of an empty success, and the text layer is kept.
+An encrypted PDF is first opened with the empty password (many "protected" PDFs only restrict
+printing or copying); a real open password gives a clear error.
 """
 from .base import FormatError, Enough
 
@@ -86,9 +88,13 @@ def convert(path, kind, out, deadline=None):
             out.title = str(meta.title).strip()
     except Exception:  # noqa: BLE001 - broken info dictionaries are common and harmless
         pass
+    from .ocr_pdf import PdfScan
+    scan = PdfScan(path, out, deadline)
     empty_pages = []
     texted = 0
-    for number in range(1, count + 1):
+    first = min(max(1, getattr(out, "start_page", None) or 1), max(count, 1))
+    for number in range(first, count + 1):
+        scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
             deadline.check("读取 PDF（已读到第 %d 页，共 %d 页）" % (number, count))
         try:
@@ -102,13 +108,18 @@ def convert(path, kind, out, deadline=None):
         lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
         body = "\n".join(line for line in lines if line.strip())
         out.page(number)
-        if body.strip():
+        if scan.wants(page, body) and scan.read(number, page):
+            texted += 1
+        elif body.strip():
             texted += 1
             out.para(body)
         else:
             empty_pages.append(number)
-            if not texted and len(empty_pages) >= 50 and number == len(empty_pages):
+            if not texted and len(empty_pages) >= 50 and number - first + 1 == len(empty_pages):
                 break   # fifty text-less pages in a row from the start: a scan; no need to read on
+    failure = scan.finish(texted, count)
+    if failure is not None:
+        raise failure
     if not texted:
         raise FormatError(SCANNED % count, scanned=True, pages=count)
     if empty_pages:

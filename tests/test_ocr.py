@@ -1,0 +1,180 @@
+"""read_document on pictures and scans: the real OCR engine (RapidOCR in tools/pydeps, installed by
+``python3 xla.py selftest`` / ``install ocr``), spawned as the host does, on the fixtures made by
+tests/fixtures/ocr/make_fixtures.py (known text, so accuracy is measured, not guessed).
+
+Accuracy is asserted as a floor on character accuracy (1 - edit distance / length, spaces
+ignored), never as exact text: a different engine build may misread one character. The missing
+engine is simulated by a copy of the project whose tools/pydeps lacks it, not by a mock.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import FIXTURES, ROOT, fail, ok
+
+OCR = os.path.join(FIXTURES, "ocr")
+sys.path.insert(0, OCR)
+import make_fixtures  # noqa: E402 - the fixture maker's PDF writer builds the long scan
+
+
+@pytest.fixture(scope="module", autouse=True)
+def engine():
+    """The tests run the real engine: install it as selftest does when a developer has not."""
+    sys.path.insert(0, ROOT)
+    import pydeps_boot
+    if not pydeps_boot.group_ready("ocr"):
+        subprocess.check_call([sys.executable, os.path.join(ROOT, "pydeps_boot.py"), "install", "ocr"])
+
+
+def expected(name):
+    with open(os.path.join(OCR, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def accuracy(truth, got):
+    """1 - CER: Levenshtein distance over the truth's characters, whitespace and table marks ignored."""
+    strip = re.compile(r"[\s|\-]|〔\?|〕")
+    a, b = strip.sub("", truth), strip.sub("", got)
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return 1.0 - prev[-1] / float(max(1, len(a)))
+
+
+def read(run, name, **params):
+    params["path"] = os.path.join(OCR, name)
+    return run("read_document", params)
+
+
+def test_a_png_notice_is_read_in_paragraphs(run):
+    data = ok(read(run, "notice.png"))
+    assert data["format"] == "png"
+    assert accuracy(expected("notice.txt"), data["text"]) >= 0.95, data["text"]
+    paras = data["text"].split("\n")
+    assert paras[0] == "关于调整办公时间的通知"             # the title is its own paragraph
+    assert len(paras) == 5, paras                              # wrapped lines are joined again
+    assert paras[2].startswith("根据公司安排") and paras[2].endswith("合理安排工作。")
+    assert data["ocr"]["confidence"]["图片"] > 0.9
+
+
+def test_a_photographed_invoice_becomes_a_markdown_table(run):
+    data = ok(read(run, "invoice.jpg"))
+    text = data["text"]
+    assert text.startswith("采购清单\n")
+    assert "| 品名 | 数量 | 单价 | 金额 |\n|---|---|---|---|\n" in text
+    for row in ("| 打印纸 | 10 | 25.00 | 250.00 |", "| 签字笔 | 50 | 2.50 | 125.00 |", "| 文件夹 | 20 | 8.00 | 160.00 |"):
+        assert row in text
+    assert re.search(r"\| 合计 \|  \|  \| [^|]*535\.00", text), text   # the stamp may share the cell
+
+
+def test_a_scanned_pdf_reads_page_by_page_and_says_which_page_is_blank(run):
+    data = ok(read(run, "scan.pdf"))
+    assert data["pages"] == 2
+    page1, page2 = data["text"].split("【第 2 页】")
+    assert page1.startswith("【第 1 页】\n〔本页由文字识别")
+    assert accuracy(expected("notice.txt"), page1.split("\n", 2)[2]) >= 0.95
+    assert "没有识别出文字" in page2                          # blank, said so, no noise
+    assert any("文字识别" in w for w in data["warnings"])
+
+
+def test_a_wrong_hidden_text_layer_is_replaced_by_ocr(run):
+    data = ok(read(run, "garbage_layer.pdf"))
+    assert "Invoice total" not in data["text"]
+    assert accuracy(expected("notice.txt"), data["text"].split("\n", 2)[2]) >= 0.95
+    assert any("隐藏文字层" in w for w in data["warnings"])
+
+
+def test_a_pdf_keeps_its_text_layer_and_reads_its_scanned_page(run):
+    data = ok(read(run, "mixed.pdf"))
+    page1, page2 = data["text"].split("【第 2 页】")
+    assert "Quarterly report: page one has a real text layer." in page1
+    assert "〔本页由文字识别" not in page1
+    body = page2.split("〕\n", 1)[1]
+    assert accuracy(expected("two_columns.txt"), body) >= 0.95
+    # Two columns are read column by column, each wrapped clause joined again.
+    assert body.index("结清上月账款") < body.index("第二条") < body.index("第三条") < body.index("第四条")
+
+
+def test_force_reads_even_a_page_with_a_text_layer_by_rendering_it(run, tmp_path):
+    printed = tmp_path / "printed.pdf"
+    printed.write_bytes(make_fixtures.pdf([(None, (1240, 400), "Quarterly report: page one has a real text layer.")]))
+    data = ok(run("read_document", {"path": str(printed), "ocr": "force"}))
+    assert data["text"].startswith("【第 1 页】\n〔本页由文字识别")      # rendered by pdfium, then read
+    assert accuracy("Quarterly report: page one has a real text layer.", data["text"].split("\n", 2)[2]) >= 0.9
+
+
+def test_ocr_off_gives_the_old_answers(run):
+    error = fail(read(run, "scan.pdf", ocr="off"))
+    assert "扫描版" in error and "共 2 页" in error
+    error = fail(read(run, "notice.png", ocr="off"))
+    assert "图片" in error and "ocr" in error
+
+
+def test_a_word_file_that_is_only_a_picture_is_read(run):
+    data = ok(read(run, "picture_only.docx"))
+    assert accuracy(expected("two_columns.txt"), data["text"]) >= 0.95
+    assert any("只有图片" in w for w in data["warnings"])
+
+
+def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, tmp_path):
+    with open(os.path.join(OCR, "scan.pdf"), "rb") as fh:
+        raw = fh.read()
+    jpeg = re.search(rb"/DCTDecode /Length (\d+) >>\nstream\n", raw)
+    start = jpeg.end()
+    picture = raw[start:start + int(jpeg.group(1))]
+    size = tuple(int(v) for v in re.search(rb"/Width (\d+) /Height (\d+)", raw).groups())
+    long_scan = tmp_path / "长扫描件.pdf"
+    long_scan.write_bytes(make_fixtures.pdf([(picture, size, None)] * 12))
+    started = time.monotonic()
+    data = ok(run("read_document", {"path": str(long_scan)}, extra_env={"XLA_DEADLINE": "10"}))
+    assert time.monotonic() - started < 40
+    nxt = data["next_page"]
+    assert 2 <= nxt <= 12 and data["pages"] == 12
+    assert "【第 %d 页】" % (nxt - 1) in data["text"] and "【第 %d 页】" % nxt not in data["text"]
+    assert any("start_page=%d" % nxt in w for w in data["warnings"])
+    more = ok(run("read_document", {"path": str(long_scan), "start_page": nxt}, extra_env={"XLA_DEADLINE": "10"}))
+    assert more["text"].startswith("【第 %d 页】" % nxt)
+
+
+def _project_without_engine(tmp_path):
+    """A copy of the toolbox whose tools/pydeps has every library except the OCR group's."""
+    root = tmp_path / "xla"
+    root.mkdir()
+    for name in ("pydeps_boot.py", "tools.json"):
+        shutil.copy(os.path.join(ROOT, name), str(root / name))
+    shutil.copytree(os.path.join(ROOT, "xlakit"), str(root / "xlakit"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "tools" / "pydeps").mkdir(parents=True)
+    for name in os.listdir(os.path.join(ROOT, "tools")):
+        if name.endswith(".py"):
+            shutil.copy(os.path.join(ROOT, "tools", name), str(root / "tools" / name))
+    keep = ("pypdf", "olefile", "openpyxl", "et_xmlfile", "xlrd", "xlwt")
+    src = os.path.join(ROOT, "tools", "pydeps")
+    for name in os.listdir(src):
+        if name.split("-")[0].lower() in keep or name == "OleFileIO_PL.py":
+            os.symlink(os.path.join(src, name), str(root / "tools" / "pydeps" / name))
+    return str(root)
+
+
+def test_without_the_engine_the_answer_says_at_once_how_to_install_it(run, tmp_path):
+    root = _project_without_engine(tmp_path)
+    env = {"XLA_DEADLINE": "20"}          # too little time left for a 130 MB install
+    started = time.monotonic()
+    error = fail(run("read_document", {"path": os.path.join(OCR, "scan.pdf")}, root=root, extra_env=env))
+    assert time.monotonic() - started < 15
+    assert "python3 xla.py install ocr" in error and "130 MB" in error and "共 2 页" in error
+    error = fail(run("read_document", {"path": os.path.join(OCR, "invoice.jpg")}, root=root, extra_env=env))
+    assert "python3 xla.py install ocr" in error
+    # A PDF with some real text keeps it, and says what the scanned page needs.
+    data = ok(run("read_document", {"path": os.path.join(OCR, "mixed.pdf")}, root=root, extra_env=env))
+    assert "Quarterly report: page one has a real text layer." in data["text"]
+    assert any("python3 xla.py install ocr" in w for w in data["warnings"])
+    assert not os.path.exists(os.path.join(root, "tools", "pydeps", "rapidocr"))

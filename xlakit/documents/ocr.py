@@ -1,0 +1,233 @@
+"""Reading text out of pictures (OCR): scanned PDF pages, photos, screenshots, pasted images.
+
+Engine: RapidOCR (PP-OCR detection, direction and recognition models, shipped inside its wheel)
+on onnxruntime, installed into tools/pydeps as the optional group ``ocr`` of ``pydeps_boot``.
+It is big (about 130 MB to download), so it is never installed for users who never meet a scan:
+the first picture that needs it installs it when the time left allows, otherwise the answer
+says at once what is missing and gives the one command (``python3 xla.py install ocr``); the
+text the document does have is kept.
+
+Budget: a page costs one to a few seconds on one core. ``Reader.page`` refuses to start a page
+it cannot finish before the deadline (it measures its own pages), so a long scan is read window
+by window: the caller says where to continue (``next_page``).
+
+Output goes through ``ocr_layout``: paragraphs and columns in reading order, grids as Markdown
+tables, unsure lines marked ``〔?…〕``; each page's mean confidence is reported.
+"""
+import os
+import time
+
+from ..errors import FormatError
+from . import ocr_layout
+
+GROUP = "ocr"
+INSTALL_MIN = 40.0        # seconds left below which an install is not even tried
+PAGE_GUESS = 6.0          # seconds one page is assumed to cost before one has been measured
+MAX_SIDE = 2400           # pictures are scaled down to this (about 200 dpi on A4) before OCR
+MIN_CONFIDENCE = 0.6      # a page whose lines average less is noise (a photo, a blank sheet)
+MODES = ("auto", "off", "force")
+
+
+class Missing(FormatError):
+    """The OCR engine is not installed and could not be installed now. The message is Chinese."""
+
+
+class OutOfTime(Exception):
+    """Not enough time left for the next page; ``page`` is where to continue."""
+
+    def __init__(self, page):
+        Exception.__init__(self, page)
+        self.page = page
+
+
+def _boot():
+    import pydeps_boot
+    return pydeps_boot
+
+
+def ready():
+    """Is the engine installed? Cheap (nothing heavy is imported)."""
+    return _boot().group_ready(GROUP)
+
+
+def missing_message(reason=None):
+    boot = _boot()
+    _mods, _reqs, what, size = boot.GROUPS[GROUP]
+    text = "读取图片/扫描件里的文字需要%s（%s），本机还没有安装" % (what, size)
+    if reason:
+        text += "，%s" % reason
+    return text + "。请在 xla-tools 目录执行一次：%s（装好后以后都能直接识别），然后重试" % boot.group_command(GROUP)
+
+
+def _threads():
+    """The host runs at most two tools at once: half the cores each, at most four. Measured on
+    two busy cores, two threads per tool were slower than one (they fight over the same cores)."""
+    return max(1, min(4, (os.cpu_count() or 1) // 2))
+
+
+class Reader(object):
+    """The loaded engine plus its timing; one per tool run (loading costs about a second)."""
+
+    _shared = None
+
+    def __init__(self, deadline=None):
+        self.deadline = deadline
+        self.engine = None
+        self.seconds = []            # measured cost of each page read so far
+        self.confidences = {}        # page label -> mean confidence
+
+    @classmethod
+    def get(cls, deadline=None):
+        if cls._shared is None:
+            cls._shared = cls(deadline)
+        cls._shared.deadline = deadline or cls._shared.deadline
+        return cls._shared
+
+    # -- engine -----------------------------------------------------------------------------
+    def load(self):
+        """Import (installing when there is time) and start the engine; raises Missing."""
+        if self.engine is not None:
+            return self.engine
+        boot = _boot()
+        if not boot.group_ready(GROUP):
+            left = self.deadline.remaining() if self.deadline is not None else 600.0
+            if left < INSTALL_MIN:
+                raise Missing(missing_message())
+            try:
+                boot.ensure_group(GROUP, timeout=max(10.0, left - 2 * PAGE_GUESS))
+            except boot.DependencyError as exc:
+                raise Missing(missing_message("自动安装没能完成（%s）" % _first_sentence(str(exc))))
+        import logging
+        logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+        try:
+            from rapidocr import RapidOCR
+            threads = _threads()
+            self.engine = RapidOCR(params={
+                "Global.log_level": "error", "Global.max_side_len": MAX_SIDE,
+                "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1})
+        except Exception as exc:  # noqa: BLE001 - a broken install shows up as anything
+            raise Missing(missing_message("已安装的引擎无法启动（%s: %s）" % (type(exc).__name__, str(exc)[:200])))
+        return self.engine
+
+    # -- budget -----------------------------------------------------------------------------
+    def cost(self):
+        """What the next page will probably cost: the slowest page so far, or a guess."""
+        return max(self.seconds) if self.seconds else PAGE_GUESS
+
+    def can_start(self):
+        if self.deadline is None:
+            return True
+        return self.deadline.remaining() > 1.2 * self.cost() + 1.0
+
+    # -- reading ----------------------------------------------------------------------------
+    def lines(self, image):
+        """A PIL image -> [ocr_layout.Line]: every text line the engine found, any order."""
+        engine = self.load()
+        image = prepare(image)
+        import numpy
+        started = time.monotonic()
+        result = engine(numpy.asarray(image)[:, :, ::-1].copy())    # RGB -> the BGR OpenCV expects
+        self.seconds.append(time.monotonic() - started)
+        boxes, texts, scores = result.boxes, result.txts, result.scores
+        if boxes is None or texts is None:
+            return []
+        return [ocr_layout.Line(b, t, s) for b, t, s in zip(boxes, texts, scores) if _plausible(t, s)]
+
+    def read(self, image, label):
+        """A picture -> (blocks, confidence, note). ``blocks`` as ``ocr_layout.layout``; ``note``
+        is a Chinese remark when nothing trustworthy was found (blank page, a photo)."""
+        lines = self.lines(image)
+        if not lines:
+            return [], None, "%s没有识别出文字：可能是空白页、照片或图形" % label
+        chars = sum(len(l.text) for l in lines)
+        confidence = sum(l.score * len(l.text) for l in lines) / max(1, chars)
+        self.confidences[label] = round(confidence, 3)
+        if confidence < MIN_CONFIDENCE and chars < 40:
+            return [], confidence, "%s没有可靠的文字：识别把握只有 %.0f%%，可能是照片或图形，未输出" % (
+                label, confidence * 100)
+        return ocr_layout.layout(lines), confidence, None
+
+
+def _plausible(text, score):
+    """A line worth keeping: it has a letter, digit or Chinese character, or the engine is sure.
+    Texture (a checkerboard, a photo's edges) comes back as lone symbols read without confidence."""
+    text = (text or "").strip()
+    if not text:
+        return False
+    return any(c.isalnum() for c in text) or score >= 0.9
+
+
+def prepare(image):
+    """First frame, RGB (transparency onto white), at most MAX_SIDE pixels on its long side."""
+    from PIL import Image
+    try:
+        image.seek(0)
+    except (AttributeError, EOFError, ValueError):
+        pass
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(background, rgba)
+    image = image.convert("RGB")
+    w, h = image.size
+    if max(w, h) > MAX_SIDE:
+        scale = MAX_SIDE / float(max(w, h))
+        image = image.resize((max(1, int(w * scale)), max(1, int(h * scale))), Image.LANCZOS)
+    return image
+
+
+def emit(out, blocks):
+    """Write layout blocks into a documents Builder (tables as Markdown, kept as they are)."""
+    for kind, text in blocks:
+        if kind == "table":
+            out.raw(text)
+        else:
+            out.para(text)
+
+
+def open_image(data_or_path):
+    """Pillow image from a path or bytes; FormatError in Chinese when it is not a readable picture."""
+    import io
+    from PIL import Image
+    try:
+        image = Image.open(io.BytesIO(data_or_path) if isinstance(data_or_path, bytes) else data_or_path)
+        image.load()
+        return image
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types for damaged pictures
+        raise FormatError("图片已损坏或格式不受支持，无法识别（%s）。请确认文件完整，或另存为 PNG/JPEG 再试" % (
+            str(exc)[:200] or type(exc).__name__))
+
+
+def has_pillow():
+    """Pillow comes with the OCR group (and is often there anyway)."""
+    import importlib.util
+    _boot().group_ready(GROUP)           # puts tools/pydeps on the path
+    return importlib.util.find_spec("PIL") is not None
+
+
+def _first_sentence(text):
+    return text.split("。")[0][:300]
+
+
+def similarity(a, b):
+    """How alike two texts are, ignoring spaces and line breaks (0..1): a text layer against OCR."""
+    import difflib
+    a = "".join(a.split())[:3000]
+    b = "".join(b.split())[:3000]
+    if not a or not b:
+        return 0.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def plain(blocks):
+    return "\n".join(text for _kind, text in blocks)
+
+
+def summary():
+    """What OCR did in this run, for the answer: None when no picture was read."""
+    reader = Reader._shared
+    if reader is None or not reader.seconds:
+        return None
+    return {"engine": "RapidOCR (PP-OCR)", "pages_read": len(reader.seconds),
+            "seconds": round(sum(reader.seconds), 1), "confidence": dict(reader.confidences)}
