@@ -129,13 +129,13 @@ def cmd_deps(_args):
     return pydeps_boot.main(["install-all"])
 
 
-def cmd_sync(args):
 def cmd_install(args):
     """Optional library groups (pydeps_boot.GROUPS), e.g. the OCR engine, installed ahead of time."""
     import pydeps_boot
     return pydeps_boot.main(["install"] + list(args[:1]))
 
 
+def cmd_sync(args):
     import xla_sync
     return xla_sync.main(args)
 
@@ -150,9 +150,9 @@ def cmd_selftest(args):
         steps.append([sys.executable, "-m", "venv", venv])
     steps.append([py, "-m", "pip", "install", "-q", "--disable-pip-version-check"] + TEST_REQUIREMENTS)
     steps.append([py, os.path.join(ROOT, "pydeps_boot.py"), "install-all"])
-    for step in steps:
     # The OCR engine is optional for users but the OCR tests run for real (tests/test_ocr.py).
     steps.append([py, os.path.join(ROOT, "pydeps_boot.py"), "install", "ocr"])
+    for step in steps:
         print("$ " + " ".join(step), flush=True)
         code = subprocess.call(step, cwd=ROOT)
         if code != 0:

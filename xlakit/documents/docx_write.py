@@ -48,6 +48,14 @@ _TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]
 _PAGEBREAK = re.compile(r"^[ \t]*\\newpage[ \t]*$|^[ \t]*<pagebreak\s*/?>[ \t]*$", re.I)
 
 
+def strip_invalid(text):
+    """``text`` without the characters XML 1.0 cannot hold (C0 controls other than tab and line
+    breaks, U+FFFE/U+FFFF), and how many were removed: they are dropped before anything is
+    written, so what is read back is what was asked for."""
+    cleaned, n = _BAD_XML.subn("", text)
+    return cleaned, n
+
+
 def _x(text):
     return escape(_BAD_XML.sub("", text))
 
