@@ -135,8 +135,8 @@ class Layout(object):
 
 
 def _scan_csv(path, target):
-    """One streamed pass (a 1M-row csv takes about a second): record count and, with position
-    "auto", where the totals block starts (read as probe_table reads a table's end)."""
+    """One streamed pass (a 1M-row csv takes about a second): record count and where the totals
+    block starts (read as probe_table reads a table's end)."""
     layout = Layout()
     last = collections.deque(maxlen=BLOCK_RECORDS)
     with open(path, "r", encoding=target.read_encoding or "utf-8", errors="replace", newline="") as fh:
@@ -148,7 +148,7 @@ def _scan_csv(path, target):
             last.append((before + 1, reader.line_num, record))
             before = reader.line_num
         layout.lines = reader.line_num
-    if target.position != "auto" or not target.first_record:
+    if not target.first_record:
         return layout
     width = len(target.first_record)
     is_total = TotalsDetector()
@@ -217,7 +217,7 @@ def _like(old, number):
     if not m:
         return None
     decimals = len(m.group(4) or "")
-    exponent = -number.as_tuple().exponent if isinstance(number, Decimal) else 0
+    exponent = -number.normalize().as_tuple().exponent if isinstance(number, Decimal) else 0
     decimals = max(decimals, exponent if exponent > 0 else 0)
     spec = "%s.%df" % ("," if "," in m.group(3) else "", decimals)
     return m.group(1) + format(number, spec) + m.group(5)
@@ -281,7 +281,7 @@ def write(path, tmp, mode, exists, target, head, rest, counter, info):
             rows = itertools.islice(rows, 1, None)
             info["header_skipped"] = True
         offset = None
-        if layout.block_line:
+        if layout.block_line and target.position == "auto":
             unit = 2 if target.append_encoding.startswith("utf-16") else 4 if target.append_encoding.startswith(
                 "utf-32") else 1
             offset = _line_start(path, layout.lines - layout.block_line + 1, target.ends_with_newline, unit,
@@ -329,8 +329,8 @@ def write(path, tmp, mode, exists, target, head, rest, counter, info):
     if inserted:
         info["totals_updated"] = updates
         info["totals_moved"] = {"from": layout.data_count + 1, "to": layout.data_count + counter[0] + 1}
-    elif appending and layout.block_line and block is None:
-        info["csv_block_kept"] = True
+    elif appending and layout.block_line and counter[0]:
+        info["after_totals"] = layout.data_count + 1          # position=end: the rows went below
 
 
 def _copy_bytes(src, out, count):

@@ -52,9 +52,12 @@ def _warnings(stats, info, path, fmt):
         out.append("有 %d 个单元格含不可见的控制字符，xlsx 无法保存，已去掉" % stats["control_chars"]["count"])
     if "unmerged" in stats:
         out.append("追加区域里的空合并单元格已取消合并：%s" % "、".join(stats["unmerged"]["examples"]))
-    if "after_totals" in stats:
-        out.append("原表最后一行（第 %s 行）是合计行，新行追加在它下面；合计公式不会自动包含新行，"
-                   "需要时请在 Excel 里调整合计行的位置或公式" % stats["after_totals"]["examples"][0])
+    below = stats["after_totals"]["examples"][0] if "after_totals" in stats else info.get("after_totals")
+    if below:
+        # only when the rows went below a totals block (position=end, or a layout the writer could
+        # not insert into); rows inserted above it are reported in totals_updated instead
+        out.append("原表从第 %s 行起是合计行/表尾，新行接在了它们下面，合计不会包含新行。要让新行进入合计，"
+                   "请用默认的 position=auto 写入（插在合计行上方并更新合计；原文件在备份里）" % below)
     if info.get("others_kept_as_values"):
         out.append("其他工作表（%s）按 allow_lossy_resave 只保留了数值，公式和格式已丢失（原文件在备份里）" %
                    "、".join(info["others_kept_as_values"]))

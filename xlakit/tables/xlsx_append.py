@@ -97,20 +97,21 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
             p.last_values = row_values(scan.last_cells, strings, upto=5)
             p.tables = _sheet_tables(zf, part)
             p.sheet_size = zf.getinfo(part).file_size
-            p.insert = None
+            p.insert = p.block_row = None
             p.cut, p.style_cells = scan.cut, scan.last_cells if scan.old_last > scan.first_row else None
-            if position == "auto":
-                def strings_for(ids):
-                    return shared_strings(zf, book.sst_part, ids)
-                block = totals_block(scan, strings_for, len(p.first_values))
-                if block is not None:
+
+            def strings_for(ids):
+                return shared_strings(zf, book.sst_part, ids)
+            block = totals_block(scan, strings_for, len(p.first_values))
+            if block is not None:
+                p.block_row = block[1] + 1
+                if position == "auto":
                     index, last_data = block
                     p.insert, p.start = index, last_data + 1
                     p.cut = scan.window_rows[index][1]
                     p.style_cells = (row_cells(scan.window_rows[index][2].group(3))
                                      if last_data > scan.first_row else None)
                     p.totals_rows = totals_rows(scan, index, strings_for)
-                    p.calc_chain = "xl/calcChain.xml" in book.names
     except Fallback:
         return None
     except (zipfile.BadZipFile, KeyError, IndexError, AttributeError, ET.ParseError, UnicodeDecodeError, ValueError,
@@ -172,8 +173,11 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
     new_last = (scan.old_last if inserting else start - 1) + len(rows)
     if new_last > LIMITS[plan.fmt][0]:
         raise too_many_rows(plan.fmt, len(rows), start)
-    if not inserting and scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
-        note(stats, "after_totals", str(scan.old_last))
+    if rows and not inserting:
+        if plan.block_row is not None:
+            note(stats, "after_totals", str(plan.block_row))        # position=end asked for it
+        elif scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
+            note(stats, "after_totals", str(scan.old_last))
     p = scan.prefix.decode()
     ren = Renderer(styles, book.date1904, p)
     base_style = {}
