@@ -44,7 +44,8 @@ USAGE = """xla-tools 命令行
 
 
 def _print_json(obj):
-    print(json.dumps(obj, ensure_ascii=False, indent=2))
+    from xlakit.wire import clean_surrogates
+    print(clean_surrogates(json.dumps(obj, ensure_ascii=False, indent=2)))
 
 
 def cmd_check(_args):

@@ -78,3 +78,50 @@ def alive(pid):
             return not any(ln.startswith("State:") and "Z" in ln.split()[1] for ln in fh)
     except OSError:
         return True
+
+
+NOBODY = 65534
+
+
+def as_nobody(func):
+    """Run ``func()`` in a forked child as the unprivileged user 65534 and return its JSON-able
+    result. CI runs as root, which reads and writes every file whatever its mode: permission
+    cases run here instead of being skipped. Whatever ``func`` touches must be reachable by that
+    user (make folders with ``nobody_dir``)."""
+    import json
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover - the child
+        os.close(rfd)
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            out = json.dumps(func())
+        except BaseException as exc:                # noqa: BLE001 - report anything to the parent
+            out = json.dumps({"child_error": repr(exc)})
+        os.write(wfd, out.encode())
+        os._exit(0)
+    os.close(wfd)
+    chunks = []
+    while True:
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(rfd)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks).decode())
+
+
+def nobody_dir(prefix="xla-nobody-"):
+    """A fresh folder under the system temp dir owned by user 65534 (pytest's tmp_path lies under a
+    0700 folder of root's, which that user cannot enter)."""
+    import pathlib
+    import tempfile
+    path = tempfile.mkdtemp(prefix=prefix)
+    if os.geteuid() == 0:
+        os.chown(path, NOBODY, NOBODY)
+    os.chmod(path, 0o755)
+    return pathlib.Path(path)

@@ -6,12 +6,13 @@ itself must survive it: one JSON object, boolean ok, a Chinese error with a non-
 within 20,000 characters, no traceback, and well inside the 60 s limit."""
 import json
 import os
+import types
 
 import pytest
 
 from xlakit import host as xla_host
 from xlakit import manifest as xla_manifest
-from conftest import ROOT, FIXTURES, assert_contract
+from conftest import NOBODY, ROOT, FIXTURES, as_nobody, assert_contract, nobody_dir
 
 MANIFEST, _PROBLEMS = xla_manifest.load_manifest(ROOT)
 TOOLS = (MANIFEST or {}).get("tools", [])
@@ -62,6 +63,9 @@ def cases():
             out.append((name, "wrong_type_" + key, dict(base, **{key: WRONG[schema["type"]]}), False))
             if schema.get("type") == "string":
                 out.append((name, "huge_" + key, dict(base, **{key: "长" * 300000}), None))
+                # half a UTF-16 pair, as a JSON escape: it can never be written as UTF-8
+                raw = json.dumps(dict(base, **{key: "@@SURROGATE@@"}), ensure_ascii=False)
+                out.append((name, "lone_surrogate_" + key, raw.replace("@@SURROGATE@@", "a\\ud800b\\udc00"), None))
             if is_path(key) and schema.get("type") == "string":
                 # an input path must exist; an output path (out_path) that does not exist yet is fine
                 must_exist = None if key.startswith("out") else False
@@ -69,7 +73,10 @@ def cases():
                         (name, "directory_" + key, dict(base, **{key: "~"}), None),
                         (name, "garbage_file_" + key, dict(base, **{key: "@garbage"}), None),
                         (name, "empty_file_" + key, dict(base, **{key: "@empty"}), None),
-                        (name, "unreadable_file_" + key, dict(base, **{key: "@unreadable"}), must_exist)]
+                        (name, "surrogate_file_" + key, dict(base, **{key: "@surrogates"}), None),
+                        # file_info describes a file it cannot read (size, times, owner): that is an answer
+                        (name, "unreadable_file_" + key, dict(base, **{key: "@unreadable"}),
+                         None if name == "file_info" else must_exist)]
     return out
 
 
@@ -84,9 +91,13 @@ def materialise(args, home):
             with open(path, "wb") as fh:
                 fh.write(os.urandom(4096))
             out[key] = path
+        elif value == "@surrogates":
+            # UTF-16 text holding a lone surrogate (U+D800) in a cell
+            path = os.path.join(str(home), "半个字符.csv")
+            with open(path, "wb") as fh:
+                fh.write(b"\xff\xfe" + "名称,金额\n甲,".encode("utf-16-le") + b"\x00\xd8" + "1\n".encode("utf-16-le"))
+            out[key] = path
         elif value == "@unreadable":
-            if hasattr(os, "geteuid") and os.geteuid() == 0:
-                pytest.skip("root reads every file: permissions cannot be tested as root")
             path = os.path.join(str(home), "无权限.xlsx")
             with open(path, "wb") as fh:
                 fh.write(b"PK")
@@ -111,10 +122,20 @@ def test_manifest_passes_check():
 
 @pytest.mark.parametrize("name,case,payload,expect_ok", CASES, ids=["%s-%s" % (c[0], c[1]) for c in CASES])
 def test_tool_survives_bad_input(name, case, payload, expect_ok, home):
+    if case.startswith("unreadable_file_") and os.geteuid() == 0:
+        home = nobody_dir()        # root reads every file: the unreadable case runs as user 65534
     payload = materialise(payload, home)
     raw = payload if isinstance(payload, (str, bytes)) else json.dumps(payload, ensure_ascii=False)
-    result = xla_host.run_tool(name, None, home=str(home), raw_input=raw, timeout=60,
-                                 extra_env=OFFLINE)
+    if case.startswith("unreadable_file_") and os.geteuid() == 0:
+        for entry in os.listdir(str(home)):
+            os.chown(os.path.join(str(home), entry), NOBODY, NOBODY)
+        got = as_nobody(lambda: vars(xla_host.run_tool(name, None, home=str(home), raw_input=raw, timeout=60,
+                                                       extra_env=OFFLINE)))
+        assert "child_error" not in got, got
+        result = types.SimpleNamespace(**got)
+    else:
+        result = xla_host.run_tool(name, None, home=str(home), raw_input=raw, timeout=60,
+                                   extra_env=OFFLINE)
     data = assert_contract(result)
     if expect_ok is not None:
         assert data["ok"] is expect_ok, data

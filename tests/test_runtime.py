@@ -49,7 +49,7 @@ def test_exceptions_map_to_chinese_errors_with_exit_codes(tmp_path, home):
     two = run_raw(root, home, '{"n": 2}')
     assert two.exit_code == 3 and "内部错误" in assert_contract(two)["error"]
     three = run_raw(root, home, '{"n": 3}')
-    assert "找不到文件" in assert_contract(three)["error"]
+    assert "找不到这个文件" in assert_contract(three)["error"] and three.exit_code == 2
     debug = run_raw(root, home, '{"n": 2}', extra_env={"XLA_DEBUG": "1"})
     assert "Traceback" in debug.stderr
 

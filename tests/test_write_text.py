@@ -41,9 +41,13 @@ def test_encodings(run, tmp_path):
     csv = tmp_path / "表.csv"
     ok(run("write_text", {"path": str(csv), "text": "姓名,金额\n张三,1\n"}))
     assert csv.read_bytes().startswith(b"\xef\xbb\xbf")
-    gbk = tmp_path / "a.bat"
+    gbk = tmp_path / "a.cmd.txt"
     ok(run("write_text", {"path": str(gbk), "text": "echo 你好\r\n", "encoding": "gbk"}))
     assert gbk.read_bytes() == "echo 你好\r\n".encode("gbk")
+    # a batch file is runnable: it may be written only inside the workspace
+    bat = ok(run("write_text", {"path": "a.bat", "text": "echo 你好\r\n", "encoding": "gbk"}))
+    assert open(bat["path"], "rb").read() == "echo 你好\r\n".encode("gbk")
+    assert "启动项类型" in fail(run("write_text", {"path": str(tmp_path / "a.bat"), "text": "echo"}))
     err = fail(run("write_text", {"path": str(tmp_path / "b.txt"), "text": "😀", "encoding": "gbk"}))
     assert "无法用编码" in err
 

@@ -56,7 +56,7 @@ def _verify(path, blocks, appended):
     try:
         doc = documents.read(path)
     except FormatError as exc:
-        raise ToolError("写入后读回校验失败：生成的文档无法解析（%s）。原文件已备份，请重试或换个文件名" % exc)
+        raise ToolError("写入前读回校验失败：生成的文档无法解析（%s），所以没有保存，原文件没有改动。请重试或换个文件名" % exc)
     got = _norm(doc.text)
     pos = 0
     for piece in _expected(blocks):
@@ -65,7 +65,7 @@ def _verify(path, blocks, appended):
             continue
         found = got.find(want, pos)
         if found < 0:
-            raise ToolError("写入后读回校验失败：找不到这段内容「%s」。原文件已备份，请重试" % piece[:40])
+            raise ToolError("写入前读回校验失败：生成的文档里找不到这段内容「%s」，所以没有保存，原文件没有改动。请重试" % piece[:40])
         pos = found + len(want)
     return doc
 
@@ -78,6 +78,9 @@ def main(params):
         ext = os.path.splitext(str(raw))[1] or "（无后缀）"
         hint = rt.tool_hint("write_text", "；纯文本、Markdown、网页或代码文件请用 write_text")
         raise InputError("write_document 只写 Word 文档，path 必须以 .docx 结尾（现在是 %s）%s" % (ext, hint))
+    text, removed = docx_write.strip_invalid(text)
+    if removed:
+        rt.warn("正文里有 %d 个 Word 文档无法保存的控制字符（如 \\x00），已去掉" % removed)
     if not text.strip():
         raise InputError("text 是空的，没有可写入的内容")
     path = paths.resolve_write(raw)
@@ -97,8 +100,17 @@ def main(params):
     else:
         data, blocks = docx_write.new_document(text)
         action = "overwritten" if exists else "created"
-    backup = files.write_bytes(path, data, backup=True)
-    doc = _verify(path, blocks, action == "appended")
+    checked = {}
+
+    def write_and_verify(tmp):
+        # read back the temp file BEFORE it replaces anything: a failed check leaves the user's file
+        # (or the empty place where a new one would go) exactly as it was
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        checked["doc"] = _verify(tmp, blocks, action == "appended")
+
+    backup = files.atomic_write(path, write_and_verify, backup=True)
+    doc = checked["doc"]
     counts = {"headings": sum(1 for b in blocks if b[0] == "h"),
               "paragraphs": sum(1 for b in blocks if b[0] in ("p", "quote")),
               "list_items": sum(1 for b in blocks if b[0] == "li"),
@@ -108,7 +120,8 @@ def main(params):
              "%d 段正文" % counts["paragraphs"] if counts["paragraphs"] else "",
              "%d 个列表项" % counts["list_items"] if counts["list_items"] else "",
              "%d 个表格" % counts["tables"] if counts["tables"] else ""]
-    message = "%s Word 文档「%s」：写入%s，读回校验通过" % (verb, os.path.basename(path), "、".join(p for p in parts if p) or "内容")
+    written = "、".join(p for p in parts if p)
+    message = "%s Word 文档「%s」：写入%s，读回校验通过" % (verb, os.path.basename(path), " " + written if written else "内容")
     if action == "appended":
         message += "；原有内容（图片、表格、页眉页脚等）原样保留"
     if backup:

@@ -79,3 +79,83 @@ class Deadline:
 def remaining(deadline, default=None):
     """Seconds left on an optional deadline (``default`` when there is none)."""
     return default if deadline is None else deadline.remaining()
+
+
+# ---------------------------------------------------------------------------------------------
+# Operating-system errors in Chinese: one place for every reader and writer
+
+# errno name -> (is the caller's input at fault, what happened, what to do). Names, not numbers:
+# the numbers differ between Linux, macOS and Windows; a name the platform lacks is skipped.
+_OS_ERRORS = (
+    ("ENAMETOOLONG", True, "文件名或路径太长", "请把文件名缩短（建议不超过 80 个汉字），或换一个层级浅一些的文件夹"),
+    ("ENOSPC", False, "磁盘空间不足", "请清理磁盘（例如清空回收站、删除不需要的大文件）后重试，或换一个有空间的磁盘保存"),
+    ("EDQUOT", False, "磁盘配额已用完", "请删除一些文件释放配额，或换一个位置保存"),
+    ("EROFS", False, "所在的磁盘或分区是只读的", "请换一个可写的位置保存（例如工作空间或桌面）"),
+    ("EISDIR", True, "这是一个文件夹，不是文件", "请给出文件夹里具体的文件名"),
+    ("ENOTDIR", True, "路径中间有一段不是文件夹（是一个文件）", "请检查路径的每一级是否都是文件夹"),
+    ("ENOENT", True, "找不到这个文件或文件夹", "请确认路径和文件名是否正确"),
+    ("EEXIST", False, "同名的文件或文件夹已经存在", "请换一个名字"),
+    ("EACCES", False, "没有权限", "请检查文件和所在文件夹的权限，或确认没有被其他程序占用；也可以换一个位置保存"),
+    ("EPERM", False, "操作系统不允许这个操作（文件可能被锁定、设为不可更改，或权限不足）",
+     "请检查文件的权限和锁定标记，或换一个位置保存"),
+    ("ELOOP", True, "路径里的快捷方式（符号链接）层层指向自己，形成了循环", "请改用真实的文件路径"),
+    ("EMFILE", False, "同时打开的文件太多", "请稍后重试；若反复出现，请关闭一些程序"),
+    ("ENFILE", False, "系统同时打开的文件太多", "请稍后重试；若反复出现，请关闭一些程序"),
+    ("EBUSY", False, "文件或设备正忙（正在被其他程序使用）", "请关闭正在使用它的程序后重试"),
+    ("ETXTBSY", False, "文件正在被作为程序运行", "请关闭那个程序后重试"),
+    ("EIO", False, "读写磁盘时出现硬件或网络错误", "请检查磁盘、U 盘或网络盘的连接后重试，或先把文件复制到本机"),
+    ("EFBIG", False, "文件超过了这个磁盘或系统允许的最大大小", "请换一个磁盘保存，或把数据分成几个文件"),
+    ("EXDEV", False, "不能跨磁盘直接移动", "请先复制再删除原文件"),
+    ("ENOTEMPTY", False, "文件夹不是空的", "请先处理里面的文件"),
+    ("EINVAL", True, "文件名或参数不合法（可能含有系统不允许的字符，如 Windows 下的 < > : \" | ? *）",
+     "请换一个只含常见字符的文件名"),
+    ("ETIMEDOUT", False, "访问网络盘或设备超时", "请检查网络连接后重试，或先把文件复制到本机"),
+    ("ESTALE", False, "网络盘上的文件句柄已失效", "请重新连接网络盘后重试"),
+)
+# Windows error codes that arrive as OSError.winerror.
+_WINERRORS = {
+    32: (False, "文件正被另一个程序使用（共享冲突）", "请在 Excel / WPS / Word 等程序里关闭这个文件后重试"),
+    33: (False, "文件的一部分被另一个程序锁定", "请关闭正在使用它的程序后重试"),
+    5: (False, "没有权限（拒绝访问）", "请检查文件是否只读、是否被占用，或换一个位置保存"),
+    112: (False, "磁盘空间不足", "请清理磁盘后重试，或换一个有空间的磁盘保存"),
+    206: (True, "文件名或路径太长", "请把文件名缩短，或换一个层级浅一些的文件夹"),
+    123: (True, "文件名含有 Windows 不允许的字符（如 < > : \" | ? *）", "请换一个只含常见字符的文件名"),
+    1224: (False, "文件已被映射到内存（正被程序使用）", "请关闭正在使用它的程序后重试"),
+}
+
+
+def _os_error_table():
+    import errno
+    table = {}
+    for name, is_input, what, todo in _OS_ERRORS:
+        code = getattr(errno, name, None)
+        if code is not None and code not in table:
+            table[code] = (is_input, what, todo)
+    return table
+
+
+def os_error(exc, path=None, action="访问"):
+    """The Chinese error (an :class:`InputError` when the caller's path is at fault, e.g. a name
+    too long, else a :class:`ToolError`) for an ``OSError`` met while reading or writing ``path``.
+
+    Every layer maps operating-system errors here so no English ``strerror`` reaches an answer and
+    the same failure reads the same way in every tool."""
+    what = todo = None
+    is_input = False
+    winerror = getattr(exc, "winerror", None)
+    if winerror in _WINERRORS:
+        is_input, what, todo = _WINERRORS[winerror]
+    else:
+        found = _os_error_table().get(getattr(exc, "errno", None))
+        if found:
+            is_input, what, todo = found
+    target = path or getattr(exc, "filename", None)
+    where = "「%s」" % target if target else ""
+    if what is None:
+        code = getattr(exc, "errno", None)
+        what = "操作系统报告了错误（错误码 %s）" % code if code is not None else "操作系统报告了错误"
+        todo = "请确认文件没有被其他程序占用、磁盘可以正常访问后重试，或换一个位置"
+    message = "%s%s时出错：%s。%s" % (action, where, what, todo)
+    if action in ("写入", "删除", "创建文件夹"):    # the files layer's promise on every failed change
+        message += "。已有的文件没有被改动"
+    return (InputError if is_input else ToolError)(message)

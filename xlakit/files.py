@@ -24,12 +24,15 @@ import errno
 import hashlib
 import json
 import os
+import shlex
 import shutil
+import stat
+import sys
 import tempfile
 import time
 
 from . import paths
-from .errors import ToolError
+from .errors import ToolError, os_error
 from .lock import FileLock
 
 KEEP_PER_FILE = 5                      # newest backups kept per original file
@@ -78,6 +81,18 @@ def check_not_open(path):
                             os.path.basename(path), os.path.basename(owner)))
 
 
+def same_file(a, b):
+    """True when ``a`` and ``b`` name one file: the same path, the same real path through any
+    symbolic link (a folder link too), or the same inode (a hard link)."""
+    a, b = os.path.abspath(a), os.path.abspath(b)
+    if a == b or os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def unique_path(path):
     """``path`` if free, else ``name_2.ext``, ``name_3.ext``...: default outputs never overwrite."""
     if not os.path.exists(path):
@@ -92,6 +107,18 @@ def unique_path(path):
 # ---------------------------------------------------------------------------------------------
 # Backups with retention
 
+def _short_name(path, stem_chars=40):
+    """The original's name, bounded: a 244-character name plus the stamp and key would pass the
+    255-byte limit of most file systems, and the backup (so the write) would fail. The key in the
+    name already identifies the file; the stem only helps a person find it."""
+    stem, ext = os.path.splitext(os.path.basename(path))
+    if len(ext) > 16:
+        stem, ext = stem + ext, ""
+    while len(stem.encode("utf-8", "surrogatepass")) > stem_chars * 3 // 2 and len(stem) > 1:
+        stem = stem[:-1]
+    return stem + ext
+
+
 def backup_file(path):
     """Copy an existing file into ``~/.xla/backup/`` before it changes; returns the copy's path.
 
@@ -101,8 +128,15 @@ def backup_file(path):
         return None
     folder = paths.backup_dir(create=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    target = unique_path(os.path.join(folder, "%s_%s_%s" % (stamp, _key(path), os.path.basename(path))))
-    shutil.copy2(path, target)
+    target = unique_path(os.path.join(folder, "%s_%s_%s" % (stamp, _key(path), _short_name(path))))
+    try:
+        shutil.copy2(path, target)
+    except BaseException:
+        try:                        # a half-written copy is no backup (a full disk, the kill)
+            os.remove(target)
+        except OSError:
+            pass
+        raise
     # copy2 keeps the original's mtime; the copy's own age must be when it was made
     now = time.time()
     try:
@@ -156,6 +190,109 @@ def prune_backups(keep=None, per_file=None, max_bytes=None):
 # ---------------------------------------------------------------------------------------------
 # The safe replace
 
+_UMASK = None
+
+
+def process_umask():
+    """The process umask, read once (reading it means setting it, so it is done once, early)."""
+    global _UMASK
+    if _UMASK is None:
+        if os.name == "nt":  # pragma: no cover - no umask on Windows
+            _UMASK = 0
+        else:
+            _UMASK = os.umask(0o022)
+            os.umask(_UMASK)
+    return _UMASK
+
+
+def new_file_mode():
+    """What a file created by an ordinary program gets: ``0666 & ~umask`` (``tempfile.mkstemp``
+    makes 0600, which would hide a user's new report from the rest of the household or team)."""
+    return 0o666 & ~process_umask()
+
+
+# st_flags bits that make a file unchangeable (macOS ``chflags uchg`` / ``schg``; BSD append-only)
+_IMMUTABLE_FLAGS = 0
+for _name in ("UF_IMMUTABLE", "SF_IMMUTABLE", "UF_APPEND", "SF_APPEND"):
+    _IMMUTABLE_FLAGS |= getattr(stat, _name, 0)
+_WIN_READONLY = getattr(stat, "FILE_ATTRIBUTE_READONLY", 1)
+
+
+def read_only_mark(st):
+    """How a file is marked read-only by its owner (a Chinese phrase), or None.
+
+    The file's own mark is what counts, not whether this process could write it anyway: on Linux
+    and macOS ``os.replace`` onto a read-only file succeeds for anyone who may write the folder,
+    and root passes every ``os.access`` check, so neither would stop us from overwriting a ledger
+    the user protected with ``chmod 444`` or Explorer's 只读 box."""
+    if os.name == "nt":  # pragma: no cover - Windows only
+        if getattr(st, "st_file_attributes", 0) & _WIN_READONLY:
+            return "只读属性"
+        return None
+    if getattr(st, "st_flags", 0) & _IMMUTABLE_FLAGS:
+        return "已锁定（不可更改）标记"
+    if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
+        return "只读权限（没有任何人的写权限）"
+    return None
+
+
+def _unlock_hint(path):
+    if os.name == "nt":  # pragma: no cover - Windows only
+        return "在资源管理器里右键该文件 →「属性」→ 取消勾选「只读」"
+    if sys.platform == "darwin":  # pragma: no cover - macOS only
+        return "在访达里选中它 →「显示简介」→ 取消勾选「已锁定」，或在终端运行 chmod u+w %s" % shlex.quote(path)
+    return "在终端运行 chmod u+w %s（或在文件管理器的「属性 → 权限」里允许写入）" % shlex.quote(path)
+
+
+def check_not_read_only(path, action="修改"):
+    """Refuse (Chinese ToolError) when ``path`` exists and is marked read-only; nothing is touched."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    mark = read_only_mark(st)
+    if mark:
+        raise ToolError("「%s」被设置了%s，说明它的主人不希望它被改动，工具不会%s它。如果确实要%s，请先去掉只读标记：%s，"
+                        "然后重试。原文件没有改动" % (os.path.basename(path), mark, action, action, _unlock_hint(path)))
+
+
+def _kind_of(st):
+    mode = st.st_mode
+    if stat.S_ISFIFO(mode):
+        return "命名管道（FIFO）"
+    if stat.S_ISSOCK(mode):
+        return "套接字"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "设备文件"
+    if stat.S_ISDIR(mode):
+        return "文件夹"
+    return "特殊文件"
+
+
+def check_regular_target(path):
+    """An existing target must be an ordinary file: a FIFO, socket or device is never replaced
+    (replacing it would destroy it and claim a file was "created")."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise ToolError("%s 是一个%s，不是普通文件，工具不会写入或替换它。请换一个文件名" % (path, _kind_of(st)))
+    return st
+
+
+def write_target(path):
+    """The file a write to ``path`` really changes: a symbolic link is followed to its target, so
+    the user's shared ledger gets the rows and the link stays a link. Both the link and where it
+    points pass the deny list (``paths.check_write_allowed`` checks the real path too)."""
+    paths.check_write_allowed(path)
+    if not os.path.islink(path):
+        return path
+    real = os.path.realpath(path)
+    paths.check_write_allowed(real)
+    return real
+
+
 def _fsync_dir(folder):
     if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
         return
@@ -171,18 +308,36 @@ def _fsync_dir(folder):
         os.close(fd)
 
 
-def _permission_message(path, exc):
-    return ("没有权限写入 %s（%s）。请确认文件没有被 Excel / WPS 等程序打开、不是只读文件，"
-            "或换一个位置保存（例如只写文件名，保存到工作空间）。原文件没有改动" % (path, exc.strerror or exc))
+def _keep_identity(tmp, st):
+    """Give the new file what the old one had: its permission bits and, where this process may
+    (root, or the same owner for the group), its owner and group."""
+    try:
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    except OSError:
+        pass
+    if hasattr(os, "chown"):
+        try:
+            os.chown(tmp, st.st_uid, st.st_gid)
+        except OSError:
+            try:
+                os.chown(tmp, -1, st.st_gid)
+            except OSError:
+                pass
 
 
 def atomic_write(path, write, backup=True, lock=True):
     """Write through ``write(tmp_path)`` into a temp file beside ``path``, then replace ``path``.
 
     A crash or error leaves the old file untouched. Returns the backup path (or None). Pass
-    ``lock=False`` when the caller already holds :func:`locked` for this path."""
-    path = os.path.abspath(path)
-    paths.check_write_allowed(path)
+    ``lock=False`` when the caller already holds :func:`locked` for this path.
+
+    What the user's file keeps: a new file gets ``0666 & ~umask``; an existing one keeps its mode,
+    owner and group; a symbolic link stays a link and its target is written; a file with more than
+    one hard link is rewritten in place (after the backup), so its other names see the change; a
+    file marked read-only is refused before anything is written."""
+    path = write_target(os.path.abspath(path))
+    check_regular_target(path)
+    check_not_read_only(path)
     if lock:
         with locked(path):
             return _atomic_write(path, write, backup)
@@ -192,27 +347,34 @@ def atomic_write(path, write, backup=True, lock=True):
 def _atomic_write(path, write, backup):
     folder = os.path.dirname(path)
     check_not_open(path)
+    old = check_regular_target(path)
+    check_not_read_only(path)
     try:
         os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".xla-", suffix=os.path.splitext(path)[1] + ".tmp", dir=folder)
-    except PermissionError as exc:
-        raise ToolError(_permission_message(path, exc))
+        fd, tmp = tempfile.mkstemp(prefix=".xla-", suffix=os.path.splitext(path)[1][:16] + ".tmp", dir=folder)
+    except OSError as exc:
+        raise os_error(exc, path, "写入")
     os.close(fd)
     try:
-        write(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        saved = backup_file(path) if backup else None
-        if os.path.exists(path):
-            try:
-                shutil.copymode(path, tmp)
-            except OSError:
-                pass
         try:
-            os.replace(tmp, path)
-        except PermissionError as exc:
-            raise ToolError(_permission_message(path, exc))
-        _fsync_dir(folder)
+            write(tmp)
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            saved = backup_file(path) if backup else None
+            if old is not None and old.st_nlink > 1:
+                _rewrite_in_place(tmp, path)
+                os.unlink(tmp)
+            else:
+                if old is not None:
+                    _keep_identity(tmp, old)
+                else:
+                    os.chmod(tmp, new_file_mode())
+                os.replace(tmp, path)
+            _fsync_dir(folder)
+        except OSError as exc:
+            if isinstance(exc, TimeoutError):
+                raise
+            raise os_error(exc, path, "写入")
     except BaseException:
         try:
             os.unlink(tmp)
@@ -220,6 +382,17 @@ def _atomic_write(path, write, backup):
             pass
         raise
     return saved
+
+
+def _rewrite_in_place(tmp, path):
+    """Copy ``tmp`` over the existing inode of ``path`` (used when the file has other hard links:
+    a replace would give ``path`` a new inode and leave the other names holding the old content).
+    Not atomic, which is why the backup is taken first."""
+    with open(tmp, "rb") as src, open(path, "r+b") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+        dst.truncate()
+        dst.flush()
+        os.fsync(dst.fileno())
 
 
 def write_bytes(path, data, backup=True, lock=True):
@@ -266,6 +439,8 @@ def move_to_trash(path):
     Returns ``{"trash_path", "original", "restore", "kept_days"}``. Moving within one file system
     is a rename; across file systems it is a copy then delete (the copy is complete first)."""
     path = os.path.abspath(path)
+    if not os.path.islink(path):        # a link is removed, not its target: the target's mark is not ours to judge
+        check_not_read_only(path, action="删除")
     _prune_trash()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     slot = os.path.join(paths.trash_dir(create=True), "%s-%s" % (stamp, _key(path)))
@@ -280,11 +455,13 @@ def move_to_trash(path):
     except OSError as exc:
         if exc.errno != errno.EXDEV:
             shutil.rmtree(slot, ignore_errors=True)
-            if isinstance(exc, PermissionError):
-                raise ToolError("没有权限删除 %s（%s）。请确认文件没有被其他程序打开" % (path, exc.strerror or exc))
-            raise
-        shutil.copy2(path, target)
-        os.remove(path)
+            raise os_error(exc, path, "删除")
+        try:
+            shutil.copy2(path, target)
+            os.remove(path)
+        except OSError as exc2:
+            shutil.rmtree(slot, ignore_errors=True)
+            raise os_error(exc2, path, "删除")
     info = {"original": path, "deleted_at": datetime.datetime.now().isoformat(timespec="seconds")}
     try:
         with open(os.path.join(slot, ".xla-trash.json"), "w", encoding="utf-8") as fh:

@@ -22,7 +22,7 @@ import stat
 import unicodedata
 import urllib.parse
 
-from .errors import InputError, ToolError
+from .errors import InputError, ToolError, os_error
 from .text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
 
 IS_WINDOWS = os.name == "nt"
@@ -136,7 +136,7 @@ def _os_error_text(exc):
         return "没有权限读取"
     if isinstance(exc, FileNotFoundError):
         return "读取时已不存在"
-    return "无法读取（%s）" % (exc.strerror or exc.__class__.__name__)
+    return "无法读取（%s）" % str(os_error(exc, action="读取")).split("：", 1)[-1].split("。")[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def list_dir(folder, sort_by="name", hidden=False, deadline=None):
     except NotADirectoryError:
         raise ToolError("%s 不是文件夹" % folder)
     except OSError as exc:
-        raise ToolError("无法读取文件夹 %s（%s）" % (folder, exc.strerror or exc))
+        raise os_error(exc, folder, "读取文件夹")
     with it:
         for i, entry in enumerate(it):
             if i % 500 == 0 and _expired(deadline):
@@ -437,7 +437,7 @@ def file_details(path, sniff=None, deadline=None):
     except PermissionError:
         raise ToolError("没有权限查看 %s 的信息" % path)
     except OSError as exc:
-        raise ToolError("无法读取 %s 的信息（%s）" % (path, exc.strerror or exc))
+        raise os_error(exc, path, "读取文件信息")
     kind = entry_type(st.st_mode)
     name = os.path.basename(path.rstrip("/\\")) or path
     owner, group = _owner(st.st_uid, st.st_gid)
@@ -586,13 +586,33 @@ def _inside(path, folder):
     return path == folder or path.startswith(folder.rstrip("\\/") + os.sep)
 
 
+def workspace_relative(raw, workspace):
+    """``raw`` with a leading workspace prefix taken off: the other tools answer with absolute
+    paths (``/home/u/.xla/workspace/报表.xlsx``) and the model passes them back as it got them.
+    Only the text is cut (no normalising, so ``…/workspace/../x`` keeps its ``..`` and is refused
+    by :func:`check_delete_name` like any other); everything else is left for the checks."""
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1].strip()
+    prefixes = {workspace, os.path.realpath(workspace), "~/.xla/workspace", "~\\.xla\\workspace"}
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        for form in {prefix, prefix.replace("\\", "/"), prefix.replace("/", "\\")}:
+            head, rest = text[:len(form)], text[len(form):]
+            same = head.lower() == form.lower() if os.name == "nt" else head == form
+            if same and rest[:1] in ("/", "\\") and rest.strip("/\\"):
+                return rest.lstrip("/\\")
+    return raw
+
+
 def resolve_delete(raw, workspace):
     """The absolute path to move to the trash, after every check; raises InputError/ToolError.
 
     Checks on disk: each parent is a real folder inside the (real) workspace - a link or junction
     among the parents must point inside too; the target exists (lstat); a link to outside is
     refused; folders and special files are refused."""
-    parts = check_delete_name(raw)
+    parts = check_delete_name(workspace_relative(raw, workspace))
     if not os.path.isdir(workspace):
         raise ToolError("工作空间 %s 还不存在，里面没有可以删除的文件" % workspace)
     real_ws = os.path.realpath(workspace)
@@ -607,7 +627,7 @@ def resolve_delete(raw, workspace):
         raise ToolError("工作空间里没有 %s。请先用 list_dir 或 find_files 查看工作空间（%s）里的文件名" % (
             "/".join(parts), workspace))
     except OSError as exc:
-        raise ToolError("无法查看 %s（%s）" % (path, exc.strerror or exc))
+        raise os_error(exc, path, "查看")
     kind = entry_type(st.st_mode)
     junction = getattr(st, "st_reparse_tag", 0) == 0xA0000003     # IO_REPARSE_TAG_MOUNT_POINT
     if kind == "symlink" or junction:

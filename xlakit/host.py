@@ -26,7 +26,7 @@ import time
 from . import manifest as xla_manifest
 from .lock import FileLock
 from .paths import home_dir
-from .wire import CAPTURE_LIMIT, ERROR_LIMIT, OUTPUT_LIMIT, json_text
+from .wire import CAPTURE_LIMIT, ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text
 
 TIMEOUT = 60
 MAX_PARALLEL = 2
@@ -171,9 +171,9 @@ def audit(home, tool, args, result):
         folder = os.path.join(home, ".xla", "logs")
         os.makedirs(folder, exist_ok=True)
         now = datetime.datetime.now()
-        line = json.dumps({"time": now.isoformat(timespec="seconds"), "tool": tool, "args": _shorten(args),
-                           "duration": round(result.duration, 3), "ok": result.ok, "exit_code": result.exit_code,
-                           "error": (result.error or None) and result.error[:300]}, ensure_ascii=False)
+        line = json_text({"time": now.isoformat(timespec="seconds"), "tool": tool, "args": _shorten(args),
+                          "duration": round(result.duration, 3), "ok": result.ok, "exit_code": result.exit_code,
+                          "error": (result.error or None) and result.error[:300]})
         with open(os.path.join(folder, "runs-%s.jsonl" % now.strftime("%Y%m%d")), "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
     except OSError:
@@ -246,10 +246,10 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
             if log:
                 audit(home, name, args, result)
             return result
-        stdin_bytes = json.dumps(clean, ensure_ascii=False).encode("utf-8")
+        stdin_bytes = json_text(clean).encode("utf-8")      # lone surrogates arrive as U+FFFD
     else:
         clean = args
-        stdin_bytes = raw_input.encode("utf-8") if isinstance(raw_input, str) else raw_input
+        stdin_bytes = clean_surrogates(raw_input).encode("utf-8") if isinstance(raw_input, str) else raw_input
     script = xla_manifest.script_path(tool, root)
     slot = _acquire_slot(home, max_parallel, queue_timeout, cancel)
     if slot is None and cancel is not None and cancel.is_set():

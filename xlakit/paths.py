@@ -15,9 +15,10 @@ Every tool resolves its paths here, so the rules are the same in all of them:
   asks to "save the notes to ~/.bashrc" gets a Chinese refusal that says why.
 """
 import os
+import stat
 import sys
 
-from .errors import InputError, ToolError
+from .errors import InputError, ToolError, os_error
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IS_WINDOWS = os.name == "nt"
@@ -154,7 +155,10 @@ def expand(path, param="path"):
     if known is not None:
         return known
     if path == "~" or path.startswith("~/") or path.startswith("~\\"):
-        path = os.path.join(home_dir(), path[2:]) if len(path) > 1 else home_dir()
+        # "~//.bashrc" must stay in the home: strip every separator after "~" before joining (a
+        # joined absolute part would replace the home and point at "/.bashrc")
+        rest = path[1:].lstrip("/\\")
+        path = os.path.join(home_dir(), rest) if rest else home_dir()
     return path
 
 
@@ -188,9 +192,31 @@ def resolve_read(path, param="path", want="file"):
             raw, _hint("list_dir", "（可先用 list_dir 查看）")))
     if want == "dir" and not os.path.isdir(path):
         raise ToolError("%s 是文件，不是文件夹" % raw)
+    if want == "file":
+        _check_regular(path, raw)
     if want == "file" and not os.access(path, os.R_OK):
         raise ToolError("没有读取 %s 的权限。请检查文件权限，或先把它复制到工作空间再试" % raw)
     return path
+
+
+def _check_regular(path, raw):
+    """A reader opens only ordinary files: a FIFO would block until the 60 s kill, a device such as
+    /dev/zero would be read as "0 bytes" or forever, a socket cannot be read at all."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise os_error(exc, raw, "读取")
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISFIFO(mode):
+        kind = "命名管道（FIFO），读取它会一直等待另一个程序写入"
+    elif stat.S_ISSOCK(mode):
+        kind = "套接字（程序之间通信用的特殊文件）"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "设备文件"
+    else:
+        kind = "特殊文件"
+    raise ToolError("%s 是%s，不是普通文件，工具不读取它。请给出一个普通的文档或表格文件" % (raw, kind))
 
 
 def resolve_write(path, param="path"):
@@ -201,10 +227,16 @@ def resolve_write(path, param="path"):
     if os.path.isdir(path):
         raise ToolError("%s 是一个已存在的文件夹，不能当作文件写入。请换一个文件名" % path)
     parent = os.path.dirname(path)
+    probe = parent
+    while probe and not os.path.exists(probe):
+        probe = os.path.dirname(probe) if os.path.dirname(probe) != probe else ""
+    if probe and not os.path.isdir(probe):
+        raise InputError("路径中的「%s」是一个文件，不是文件夹，不能在它下面保存 %s。请检查路径的每一级" % (
+            probe, os.path.basename(path)))
     try:
         os.makedirs(parent, exist_ok=True)
     except OSError as exc:
-        raise ToolError("无法创建目录 %s：%s" % (parent, exc.strerror or exc))
+        raise os_error(exc, parent, "创建文件夹")
     check_write_allowed(path)      # a parent just created cannot be a link, but the target may be
     return path
 
@@ -250,13 +282,15 @@ _HOME_FOLDERS = (
 )
 # System folders (POSIX and Windows); compared case-insensitively on Windows and macOS.
 _SYSTEM_POSIX = ("/etc", "/bin", "/sbin", "/usr", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
-                 "/var", "/root", "/sys", "/proc", "/dev", "/snap", "/System", "/Library", "/private/etc",
-                 "/private/var", "/Applications")
+                 "/var", "/root", "/sys", "/proc", "/dev", "/snap", "/run", "/srv", "/System", "/Library",
+                 "/private/etc", "/private/var", "/Applications", "/Users/Shared/Library")
 _SYSTEM_WINDOWS_VARS = ("SYSTEMROOT", "WINDIR", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
                         "PROGRAMDATA")
 _SYSTEM_WINDOWS = ("C:/Windows", "C:/Program Files", "C:/Program Files (x86)", "C:/ProgramData")
 # Folders under /var and similar that are ordinary places to write.
 _SYSTEM_EXCEPTIONS = ("/var/tmp", "/var/folders", "/private/var/folders", "/private/var/tmp")
+# Removable drives are mounted under /run/media/<user> on Fedora/Arch desktops: users save there.
+_MOUNT_EXCEPTIONS = ("/run/media",)
 
 
 def _norm(path):
@@ -313,11 +347,13 @@ def _deny_one(path):
     for root in toolbox:
         if _inside(norm, root):
             return "这是工具箱本身的文件（%s），改动它会破坏或篡改工具" % ROOT
+    workspace = [_norm(workspace_dir()), _norm(_real(workspace_dir()))]
+    in_workspace = any(_inside(norm, w) for w in workspace)
     for h in homes:
         xla = h + "/.xla"
-        if _inside(norm, xla) and not _inside(norm, xla + "/workspace"):
+        if _inside(norm, xla) and not in_workspace:
             return "这是工具箱的数据目录（~/.xla 下只有 workspace 可以写入；备份、回收站、设置和日志由工具箱自己管理）"
-        if _inside(norm, h):
+        if _inside(norm, h) and not in_workspace:
             rel = norm[len(h):].lstrip("/")
             first = rel.split("/")[0] if rel else ""
             if "/" not in rel and first in {_norm_name(n) for n in _STARTUP_FILES}:
@@ -325,6 +361,21 @@ def _deny_one(path):
             for folder, why in _HOME_FOLDERS:
                 if _inside(rel, _norm_name(folder)):
                     return "这是%s所在的位置（~/%s）" % (why, folder)
+            if first.startswith("."):
+                # by rule, not by list: every dot-file and dot-folder of the home holds some
+                # program's settings, and a list of the ones that run code always misses the next
+                return ("这是主目录下的隐藏文件或隐藏文件夹（~/%s）：程序的配置和启动脚本都放在这类位置，"
+                        "写进去的内容可能在以后被当作程序执行" % first)
+            for folder, why in _HOME_RULE_FOLDERS:
+                if _inside(rel, _norm_name(folder)):
+                    return "这是" + why
+    if not in_workspace:
+        reason = _deny_by_kind(norm)
+        if reason:
+            return reason
+        for folder in _path_folders():
+            if _inside(norm, folder):
+                return "这是命令搜索路径 PATH 里的文件夹（%s）：放进去的文件会被当作命令执行" % folder
     if IS_WINDOWS:  # pragma: no cover - Windows only
         roots = set(_norm(p) for p in _SYSTEM_WINDOWS)
         for var in _SYSTEM_WINDOWS_VARS:
@@ -342,6 +393,8 @@ def _deny_one(path):
     temp = _temp_roots()
     if any(_inside(norm, t) for t in temp):
         return None
+    if any(_inside(norm, _norm(m)) for m in _MOUNT_EXCEPTIONS):
+        return None
     for folder in _SYSTEM_POSIX:
         folder = _norm(folder)
         if _inside(norm, folder):
@@ -349,6 +402,49 @@ def _deny_one(path):
                 continue      # a home under /var or /root (containers, CI) is still a home
             return "这是系统文件夹（%s）" % folder
     return None
+
+
+# Folders of the home that run or configure programs although their names have no dot.
+_HOME_RULE_FOLDERS = (
+    ("bin", "个人命令目录 ~/bin：Debian/Ubuntu 的 .profile 会把它加进 PATH，放进去的文件会被当作命令执行"),
+    ("Library", "macOS 的程序库目录 ~/Library：登录项、后台服务、程序配置都在这里"),
+    ("AppData", "Windows 的程序数据目录 AppData：开机启动项、程序配置都在这里"),
+)
+# Files that run when opened or at login wherever they lie (shortcuts, scripts, desktop entries).
+_RUNNABLE_SUFFIXES = (".lnk", ".url", ".desktop", ".bat", ".cmd", ".ps1", ".psm1", ".psd1", ".vbs", ".vbe",
+                      ".jse", ".wsf", ".wsh", ".hta", ".scr", ".pif", ".scf", ".command", ".reg")
+_RUNNABLE_NAMES = ("autorun.inf", "desktop.ini")
+# PowerShell reads its profile from these folders inside the (possibly moved) Documents folder.
+_POWERSHELL_FOLDERS = ("windowspowershell", "powershell")
+
+
+def _deny_by_kind(norm):
+    name = norm.rsplit("/", 1)[-1].lower()
+    if name.endswith(_RUNNABLE_SUFFIXES) or name in _RUNNABLE_NAMES:
+        return "这是快捷方式、脚本或启动项类型的文件（%s），打开或登录时会被执行；这类文件只能保存在工作空间里" % name
+    parts = norm.lower().split("/")
+    docs = _norm(known_folder("documents") or "").lower()
+    for i, part in enumerate(parts[:-1]):
+        if part in _POWERSHELL_FOLDERS and "/".join(parts[:i]) in (docs, docs.rstrip("/")):
+            return "这是 PowerShell 启动配置所在的位置（文档/%s）" % part
+    return None
+
+
+def _path_folders():
+    """The folders on PATH (absolute ones): a file written there becomes a command. The home
+    itself, the root and the temp folders are never treated so, even if PATH names them."""
+    out = []
+    home = _norm(home_dir())
+    temp = _temp_roots()
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        entry = entry.strip().strip('"')
+        if not entry or not os.path.isabs(entry):
+            continue
+        for cand in {_norm(entry), _norm(_real(entry))}:
+            if cand in ("/", home) or cand in temp or len(cand) <= 3:
+                continue
+            out.append(cand)
+    return out
 
 
 def _norm_name(name):

@@ -25,8 +25,8 @@ import traceback
 from . import manifest as xla_manifest
 # The error types are re-exported (``rt.ToolError``) for short tool scripts; paths and files are
 # not: a tool imports ``xlakit.paths`` / ``xlakit.files`` so every path and write rule has one home.
-from .errors import Deadline, FormatError, InputError, TimeUp, ToolError  # noqa: F401 - re-exported
-from .wire import ERROR_LIMIT, OUTPUT_LIMIT, json_text, text_size  # noqa: F401
+from .errors import Deadline, FormatError, InputError, TimeUp, ToolError, os_error  # noqa: F401 - re-exported
+from .wire import ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text, text_size  # noqa: F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -204,9 +204,17 @@ def page_text(text, offset=0, max_chars=None, key="text", base=None, reserve=0):
 # Output
 
 def _write_stream(stream, text):
+    """Write one answer line. A character the stream cannot encode never loses the answer (it is
+    replaced); a closed stream is the only write that is given up."""
     try:
-        stream.write(text + "\n")
+        stream.write(clean_surrogates(text) + "\n")
         stream.flush()
+    except UnicodeEncodeError:
+        try:
+            stream.write(text.encode(stream.encoding or "utf-8", "replace").decode(stream.encoding or "utf-8") + "\n")
+            stream.flush()
+        except (OSError, ValueError, LookupError):
+            pass
     except (OSError, ValueError):
         pass
 
@@ -235,20 +243,28 @@ def describe_exception(exc):
     """A Chinese sentence for an unexpected exception, with what the user can do."""
     if isinstance(exc, MemoryError):
         return "内存不足，文件或数据太大。请缩小范围（分段读取或先筛选）后再试"
-    if isinstance(exc, PermissionError):
-        return "没有权限访问 %s。请检查文件权限，或确认文件没有被其他程序（如 Excel）占用" % (exc.filename or "该文件")
-    if isinstance(exc, FileNotFoundError):
-        return "找不到文件：%s" % (exc.filename or exc)
-    if isinstance(exc, IsADirectoryError):
-        return "%s 是文件夹，不是文件" % (exc.filename or "目标")
-    if isinstance(exc, UnicodeError):
-        return "文本编码无法识别（%s）。请把文件另存为 UTF-8 后再试" % exc
-    if isinstance(exc, OSError):
-        return "读写文件出错：%s" % (exc.strerror or exc)
     if isinstance(exc, TimeoutError):
         return "等待其他工具释放同一个文件超时（另一个工具正在写它）。请稍后重试"
+    if isinstance(exc, OSError):
+        return str(os_error(exc))
+    if isinstance(exc, UnicodeError):
+        return "文本编码无法识别（%s）。请把文件另存为 UTF-8 后再试" % exc
     return "工具内部错误（%s：%s）。这是工具的缺陷，不是你的输入问题；可以换一种参数重试，或把这条错误告诉用户" % (
         type(exc).__name__, str(exc)[:300])
+
+
+def _clean_value(value):
+    if isinstance(value, str):
+        return clean_surrogates(value)
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    return value
+
+
+def _clean_pairs(pairs):
+    """A JSON object whose strings may hold ``\\ud800``-style escapes of half a UTF-16 pair: such a
+    character can never be written to a file or an answer, so it becomes U+FFFD on the way in."""
+    return {clean_surrogates(k): _clean_value(v) for k, v in pairs}
 
 
 def read_input(stream=None):
@@ -265,7 +281,7 @@ def read_input(stream=None):
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=_clean_pairs if "\\u" in raw else None)
     except ValueError as exc:
         raise InputError("输入不是合法的 JSON（%s）。请发送一个 JSON 对象，例如 {\"path\": \"~/a.xlsx\"}" % exc)
     if not isinstance(data, dict):
@@ -354,6 +370,12 @@ def run(handler, script_file=None):
         return _exit(_fail(exc, EXIT_FAILED, exc.extra))
     except KeyboardInterrupt:
         return _exit(_fail("已取消", EXIT_FAILED))
+    except OSError as exc:          # one Chinese sentence per errno; a bad path is the caller's error
+        _debug(exc)
+        if isinstance(exc, TimeoutError):
+            return _exit(_fail(describe_exception(exc), EXIT_FAILED))
+        err = os_error(exc)
+        return _exit(_fail(err, EXIT_BAD_INPUT if isinstance(err, InputError) else EXIT_FAILED))
     except RecursionError as exc:
         _debug(exc)
         return _exit(_fail("输入嵌套太深，无法处理。请简化参数", EXIT_BAD_INPUT))

@@ -8,6 +8,7 @@ and unparseable. So there is exactly one: :func:`json_text`.
 """
 import datetime
 import json
+import re
 
 OUTPUT_LIMIT = 20000        # characters of stdout the host keeps (images excluded)
 ERROR_LIMIT = 2000          # characters of an error the host keeps
@@ -24,9 +25,24 @@ def _json_default(value):
     return str(value)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_surrogates(text):
+    """``text`` with every lone surrogate (U+D800–U+DFFF: half of a UTF-16 pair, which a PDF's or
+    an RTF's text, or a JSON ``"\\ud800"`` escape, can carry) turned into U+FFFD. Such a character
+    cannot be encoded as UTF-8, so writing it would fail and the answer would be lost."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def json_text(obj):
-    """The serialisation of every answer: UTF-8 characters as they are, compact separators."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    """The serialisation of every answer: UTF-8 characters as they are, compact separators, lone
+    surrogates as U+FFFD (so every answer can be written)."""
+    return clean_surrogates(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default))
 
 
 def without_images(obj):

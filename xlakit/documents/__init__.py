@@ -18,7 +18,7 @@ deadline with ``Document.next_page`` set: the caller continues from there.
 """
 import importlib
 
-from ..errors import FormatError
+from ..errors import FormatError, os_error
 from ..sniff import sniff
 from .base import Builder, Document, Enough
 from . import ocr as _ocr
@@ -46,7 +46,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
     try:
         kind = kind or sniff(path)
     except OSError as exc:
-        raise FormatError("无法读取文件：%s" % (exc.strerror or exc))
+        raise os_error(exc, None, "读取")
     if kind.kind == "empty":
         raise FormatError("文件是空的，没有任何内容（%s）。请确认选对了文件，或文件是否已完整保存" % kind.detail)
     if kind.encrypted:

@@ -31,6 +31,7 @@ import re
 
 from ... import sniff as sniffer
 from ... import text as xtext
+from ...errors import os_error
 from ._base import FormatError, SheetInfo, BaseBook, NOCACHE_WARNING, classify_format, serial_to_value
 
 __all__ = ["FormatError", "SheetInfo", "BaseBook", "sniff", "open_book", "NOCACHE_WARNING", "classify_format",
@@ -56,7 +57,7 @@ def sniff(path):
     except IsADirectoryError:
         raise FormatError("%s 是文件夹，不是表格文件" % path)
     except OSError as exc:
-        raise FormatError("无法读取文件 %s：%s。请确认文件没有被其他程序独占" % (path, exc.strerror or exc))
+        raise os_error(exc, path, "读取")
     k = kind.kind
     if k == "unknown":
         k = _text_after_all(path, kind)

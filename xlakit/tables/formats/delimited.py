@@ -18,6 +18,7 @@ import csv
 import io
 
 from ... import text as xtext
+from ...errors import os_error
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
@@ -94,7 +95,7 @@ class DelimitedBook(BaseBook):
             with open(path, "rb") as fh:
                 raw = fh.read(SAMPLE)
         except OSError as exc:
-            raise FormatError("无法读取文件 %s：%s" % (path, exc.strerror or exc))
+            raise os_error(exc, path, "读取")
         if not raw.strip():
             raise FormatError("文件是空的，没有任何数据（0 行）。请确认选对了文件")
         self.encoding = xtext.detect_encoding(raw)

@@ -16,6 +16,7 @@ import re
 from html.parser import HTMLParser
 
 from ... import text as xtext
+from ...errors import os_error
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 _META_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
@@ -194,7 +195,7 @@ class HtmlBook(BaseBook):
             with open(path, "rb") as fh:
                 raw = fh.read()
         except OSError as exc:
-            raise FormatError("无法读取文件 %s：%s" % (path, exc.strerror or exc))
+            raise os_error(exc, path, "读取")
         self.encoding = detect_html_encoding(raw)
         text, self.encoding, reason = xtext.decode(raw, self.encoding)
         if "\ufffd" in text and "无法解码" in reason:

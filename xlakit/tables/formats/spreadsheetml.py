@@ -40,6 +40,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from ... import text as xtext
+from ...errors import os_error
 from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value,
                     DATE, DATETIME, TIME, ELAPSED)
 
@@ -212,7 +213,7 @@ class SpreadsheetMLBook(BaseBook):
             raise FormatError(DAMAGED % ("XML 第 %s 行第 %s 列出错" % exc.position if getattr(exc, "position", None)
                                          else str(exc)))
         except OSError as exc:
-            raise FormatError("无法读取文件 %s：%s" % (path, exc.strerror or exc))
+            raise os_error(exc, path, "读取")
         if not self._sheets:
             raise FormatError("这个 Excel 2003 XML 表格里没有工作表（<Worksheet>），没有可读的数据")
         seen = set()
