@@ -64,3 +64,60 @@ def test_read_with_follows_the_readers_sniffing(run, tmp_path):
     for name, tool in want.items():
         if tool == "read_spreadsheet":
             ok(run("read_spreadsheet", {"path": str(files[name])}))
+
+
+def test_csv_encoding_and_delimiter_are_reported(run, tmp_path):
+    src = tmp_path / "客户.csv"
+    src.write_bytes("客户;金额\nC001;10\nC001 ;20\nＣ００１;5\nC002;7\nC002;8\n".encode("gbk"))
+    for tool in ("probe_table", "read_spreadsheet"):
+        data = ok(run(tool, {"path": str(src)}))
+        assert data["encoding"] == "GBK" or data["encoding"].lower().startswith(("gbk", "gb18030")), data["encoding"]
+        assert data["delimiter"] == ";"
+    tab = tmp_path / "导出.txt"
+    tab.write_bytes("名称\t金额\n甲\t3\n".encode("utf-8-sig"))
+    data = ok(run("probe_table", {"path": str(tab)}))
+    assert data["delimiter"] == "\t" and "utf" in data["encoding"].lower()
+    xlsx = tmp_path / "表.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["a"])
+    wb.save(str(xlsx))
+    assert "delimiter" not in ok(run("probe_table", {"path": str(xlsx)}))
+
+
+def test_probe_flags_near_duplicate_categories(run, tmp_path):
+    src = tmp_path / "客户.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["客户", "金额"])
+    for name, n in (("C001", 10), ("C001 ", 3), ("Ｃ００１", 2), ("C002", 6), ("C003", 1)):
+        for _ in range(n):
+            ws.append([name, 1])
+    wb.save(str(src))
+    data = ok(run("probe_table", {"path": str(src)}))
+    col = next(c for c in data["columns"] if c["name"] == "客户")
+    assert col["near_duplicates"] == [{"key": "C001", "rows": 15, "values": [
+        {"value": "C001", "count": 10}, {"value": "C001 ", "count": 3}, {"value": "Ｃ００１", "count": 2}]}]
+    assert any("「C001 」3 行" in w for w in data["warnings"])
+
+
+def test_dedupe_shows_the_first_spelling_and_the_variants(run, tmp_path):
+    src = tmp_path / "客户.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["客户", "金额"])
+    for name in ("C001", "C002", "C001 ", "Ｃ００１", "C001 "):
+        ws.append([name, 1])
+    wb.save(str(src))
+    data = ok(run("dedupe_table", {"path": str(src), "keys": ["客户"], "mode": "report",
+                                   "out_path": str(tmp_path / "重复.xlsx")}))
+    group = data["groups"][0]
+    assert group["key"] == {"客户": "C001"} and group["count"] == 4
+    assert group["variants"] == [{"客户": "C001"}, {"客户": "C001 "}, {"客户": "Ｃ００１"}]
+    ws2 = openpyxl.Workbook()
+    ws2.active.append(["客户"])
+    for name in (" C009", "C009", "C009"):
+        ws2.active.append([name])
+    ws2.save(str(tmp_path / "二.xlsx"))
+    data = ok(run("dedupe_table", {"path": str(tmp_path / "二.xlsx"), "keys": ["客户"], "out_path": str(tmp_path / "d.xlsx")}))
+    assert data["groups"][0]["key"] == {"客户": " C009"}          # the first occurrence, as written
+    assert data["groups"][0]["variants"] == [{"客户": " C009"}, {"客户": "C009"}]

@@ -16,7 +16,9 @@ streaming; ``rows_exact`` false if a huge sheet had to be estimated), ``column_c
 ``sampled_rows`` (the column statistics cover the first 5,000 data rows), ``totals_rows`` (row
 numbers of 合计/小计 rows), ``merged_in_data``, per column ``name``, ``letter``, ``type``
 (number/text/date/mixed/empty), ``non_empty``, ``empty``, ``numeric_rate``, ``money_text``,
-``id_text``, ``date_formats``, ``distinct``, ``min``/``max``, ``examples``; ``preview``
+``id_text``, ``date_formats``, ``distinct``, ``min``/``max``, ``examples``, ``near_duplicates``
+(values that differ only by spaces or full/half width, ``"C001 "`` vs ``"C001"``, with row
+counts); ``encoding`` and ``delimiter`` for csv/txt; ``preview``
 (+ ``preview_rows``: Excel row numbers), ``next_call`` and ``warnings``. Counting stops at
 ``rt.deadline`` (``rows_exact`` false); the answer is fitted to ``rt.budget``.
 """
@@ -24,6 +26,7 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 
 from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.tables.derive import row_notes  # noqa: E402
+from xlakit.tables.keys import spelling_key  # noqa: E402
 import table_io as tio  # noqa: E402
 
 STATS_ROWS = 5000            # column statistics are computed over this many data rows
@@ -31,6 +34,8 @@ MAX_SAMPLE = 20
 PREVIEW_CELL = 100           # preview cells are cut shorter than read_spreadsheet's
 DISTINCT_CAP = 200
 EXAMPLES = 3
+SPELLINGS_CAP = 5000         # distinct texts per column looked at for near_duplicates
+NEAR_GROUPS = 5              # near-duplicate groups listed per column
 
 # Names that mark a column of codes, not amounts: never suggested as the column to sum.
 ID_WORDS = tio.CODE_NAME_WORDS
@@ -41,11 +46,12 @@ WEAK_MONEY_WORDS = ("价", "销售", "price", "sales")
 
 class ColumnStats(object):
     __slots__ = ("number", "money", "plain", "ident", "date", "text", "other", "empty", "formats", "distinct",
-                 "examples", "nmin", "nmax", "dmin", "dmax", "text_len")
+                 "examples", "nmin", "nmax", "dmin", "dmax", "text_len", "spellings")
 
     def __init__(self):
         self.number = self.money = self.plain = self.ident = self.date = self.text = self.other = self.empty = 0
         self.formats = {}
+        self.spellings = {}        # text as written -> rows (first SPELLINGS_CAP texts), for near_duplicates
         self.distinct = set()
         self.examples = []
         self.nmin = self.nmax = self.dmin = self.dmax = None
@@ -91,8 +97,33 @@ class ColumnStats(object):
         if value.__class__ is str:
             self.text += 1
             self.text_len += len(value.strip())
+            self._spelled(value)
             return
         self.other += 1            # booleans, times
+
+    def _spelled(self, value):
+        n = self.spellings.get(value)
+        if n is not None:
+            self.spellings[value] = n + 1
+        elif len(self.spellings) < SPELLINGS_CAP:
+            self.spellings[value] = 1
+
+    def near_duplicates(self):
+        """[{"key", "values": [{"value", "count"}]}]: category values that differ only by spaces or
+        full/half width (``"C001 "`` and ``"C001"``), biggest groups first; [] when none."""
+        groups = {}
+        for text, n in self.spellings.items():
+            key = spelling_key(text)
+            if key:
+                groups.setdefault(key, []).append((text, n))
+        out = []
+        for key, forms in groups.items():
+            if len(forms) > 1:
+                forms.sort(key=lambda f: -f[1])
+                out.append({"key": key, "rows": sum(n for _t, n in forms),
+                            "values": [{"value": t, "count": n} for t, n in forms[:5]]})
+        out.sort(key=lambda g: -g["rows"])
+        return out[:NEAR_GROUPS]
 
     def summary(self, column):
         non_empty = self.number + self.ident + self.date + self.text + self.other
@@ -128,6 +159,9 @@ class ColumnStats(object):
             out["min"], out["max"] = tio.display(self.dmin[1]), tio.display(self.dmax[1])
         if self.examples:
             out["examples"] = self.examples
+        near = self.near_duplicates() if kind in ("text", "mixed") else []
+        if near:
+            out["near_duplicates"] = near
         return out
 
 
@@ -230,6 +264,9 @@ def probe(book, table, path, params, sample):
         "sampled_rows": min(count, STATS_ROWS),
         "totals_rows": table.totals_rows[:50],
     }
+    if getattr(book, "delimiter", None):          # csv/txt: how the text was read
+        result["encoding"] = getattr(book, "encoding_label", None) or book.encoding
+        result["delimiter"] = book.delimiter
     if len(table.header_rows) > 1:
         result["header_rows"] = list(table.header_rows)
     if table.combined:
@@ -240,6 +277,12 @@ def probe(book, table, path, params, sample):
         result["formula_without_value"] = book.formula_without_value
     for note in list(table.warnings) + row_notes(table, "第 %s 行是合计/小计行：calc_table、pivot_table 统计时默认不计入"):
         rt.warn(note)
+    for s in summaries:
+        for group in s.get("near_duplicates", [])[:1]:
+            edges_only = len(set(v["value"].strip() for v in group["values"])) == 1
+            rt.warn("「%s」里有看起来一样、只差空格或全角/半角的取值：%s（Excel 的筛选和数据透视表会把它们分开）%s" % (
+                s["name"], "、".join("「%s」%d 行" % (v["value"], v["count"]) for v in group["values"]),
+                "；可用 clean_table 去掉首尾空格" if edges_only else ""))
     if count > STATS_ROWS:
         rt.warn("列统计基于前 %d 行数据（共 %s 行）" % (STATS_ROWS, count if exact else "约 %d" % count))
     if not exact:

@@ -205,6 +205,9 @@ def read(book, sheet, offset, limit, header_row):
         rt.warn(note)
     result = {"format": book.kind, "sheet_names": [s.name for s in book.sheets], "hidden_sheets": hidden,
               "sheets": [p[0] for p in pages]}
+    if getattr(book, "delimiter", None):          # csv/txt: how the text was read (issue 20)
+        result["encoding"] = getattr(book, "encoding_label", None) or book.encoding
+        result["delimiter"] = book.delimiter
     uncached = _merge_uncached([getattr(book, "formula_without_value", None)] + notes["formula_without_value"])
     if uncached:            # formulas the file stores without results: read as empty, said so
         result["formula_without_value"] = uncached

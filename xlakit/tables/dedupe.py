@@ -11,10 +11,12 @@ people the same); such rows are kept and counted. With no key columns the whole 
 """
 from .derive import PREVIEW_ROWS, TEXT_SOURCES
 from .lookup import OutValues
-from .values import CellShow, display
+from .values import CellShow, display, display_text
 
 ROWS_PER_GROUP = 20           # row numbers listed per group in the answer
-RAW_KEYS = 1000               # groups whose key cells are kept as written (for the answer)
+RAW_KEYS = 1000               # groups whose variant spellings are kept (for the answer)
+MAX_RAW = 200000              # first rows whose key is written differently from its canonical form
+MAX_VARIANTS = 5              # spellings listed per group
 CHECK_EVERY = 0x3FF
 
 
@@ -40,7 +42,8 @@ class Groups(object):
         self.last = {}            # key -> last row number (only keys seen twice+)
         self.count = {}           # key -> rows (only keys seen twice+)
         self.rownums = {}         # key -> first ROWS_PER_GROUP row numbers (only keys seen twice+)
-        self.raw = {}             # key -> key cells as written in its second row (first RAW_KEYS groups)
+        self.raw = {}             # key -> key cells as written in its FIRST row, only when they differ from the key
+        self.variants = {}        # key -> distinct ways its key cells were written (first RAW_KEYS groups)
         self.empty_keys = 0
         self.scanned = 0
         self.stopped_at = None
@@ -87,34 +90,54 @@ class Groups(object):
             seen = first.get(key)
             if seen is None:
                 first[key] = rownum
+                written = self._written(values)
+                if written != key and len(self.raw) < MAX_RAW:
+                    self.raw[key] = written      # "C001 ": shown as the user typed it first
                 yield rownum, values
                 continue
             n = count.get(key)
             if n is None:
                 count[key] = 2
                 rownums[key] = [seen, rownum]
-                if len(self.raw) < RAW_KEYS:
-                    self.raw[key] = self._key_cells(values)
+                if len(self.variants) < RAW_KEYS:
+                    forms = [self.raw.get(key, key)]
+                    written = self._written(values)
+                    if written not in forms:
+                        forms.append(written)
+                    self.variants[key] = forms
             else:
                 count[key] = n + 1
                 if len(rownums[key]) < ROWS_PER_GROUP:
                     rownums[key].append(rownum)
+                forms = self.variants.get(key)
+                if forms is not None and len(forms) < MAX_VARIANTS:
+                    written = self._written(values)
+                    if written not in forms:
+                        forms.append(written)
             last[key] = rownum
 
-    def _key_cells(self, values):
-        columns = self.table.columns
+    def _written(self, values):
+        """The key cells as text, the way they are written (a tuple shaped like the key)."""
         n = len(values)
-        return {columns[i].name: display(values[i]) if i < n else None for i in self.indexes}
+        return tuple(display_text(values[i]) if i < n and values[i] is not None else None for i in self.indexes)
+
+    def _named(self, parts):
+        names = [self.table.columns[i].name for i in self.indexes]
+        return dict(zip(names, parts))
 
     def listing(self, keep=None, offset=0, limit=None):
-        """Groups in order of first appearance: [{key, count, rows, (kept_row)}]."""
+        """Groups in order of first appearance: [{key, count, rows, (variants), (kept_row)}]; the
+        key is written as in the group's first row, ``variants`` lists the other ways the rows
+        wrote it (``"C001 "``, ``"Ｃ００１"``) when there were any."""
         keys = sorted(self.count, key=self.first.__getitem__)
         stop = len(keys) if limit is None else offset + limit
         out = []
         for key in keys[offset:stop]:
-            item = {"key": self.raw.get(key) or dict(zip([self.table.columns[i].name for i in self.indexes],
-                                                           list(key))),
+            item = {"key": self._named(self.raw.get(key, key)),
                     "count": self.count[key], "rows": self.rownums[key]}
+            forms = self.variants.get(key)
+            if forms is not None and len(forms) > 1:
+                item["variants"] = [self._named(f) for f in forms]
             if keep is not None:
                 item["kept_row"] = self.first[key] if keep == "first" else self.last[key]
             out.append(item)

@@ -53,6 +53,13 @@ def clean_text(text):
     return text
 
 
+def spelling_key(text):
+    """What is left of a text once spaces (anywhere, any width), invisible characters and the
+    full/half-width difference are taken out: two category values with the same spelling key
+    differ only in ways a reader does not see (``"C001 "``, ``"Ｃ００１"``, ``"C 001"``)."""
+    return clean_text(text).replace(" ", "")
+
+
 def _decimal_text(number):
     """Canonical text of a Decimal: no exponent, no trailing zeros, ``-0`` -> ``0``."""
     if number == 0:
