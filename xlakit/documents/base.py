@@ -11,12 +11,24 @@ import zipfile
 
 from ..errors import FormatError
 
-__all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "clean_inline", "MAX_PART"]
+__all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "clean_inline", "fix_surrogates", "MAX_PART"]
 
 MAX_PART = 200 << 20          # decompressed bytes we accept for one XML part of a package
 _SPACES = re.compile(r"[ \u00a0]+")
 _TABS = re.compile(r"[ \u00a0]*\t[\t \u00a0]*")
 _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def fix_surrogates(text):
+    """``text`` with UTF-16 surrogates made whole: a pair (RTF's ``\\u-10179?\\u-8704?``, a PDF
+    string cut per code unit) becomes its character, a lone one U+FFFD. A lone surrogate cannot
+    be written as UTF-8 at all, and used to make the tool print nothing."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 class Enough(Exception):
@@ -70,7 +82,7 @@ class Builder:
             return
         level = max(1, min(6, int(level or 1)))
         if self.title is None and level == 1:
-            self.title = text
+            self.title = fix_surrogates(text)
         self._add("#" * level + " " + text)
 
     def item(self, text, level=0, marker="-"):
@@ -99,7 +111,7 @@ class Builder:
             self._add(text)
 
     def text(self):
-        return "".join(self.parts)
+        return fix_surrogates("".join(self.parts))
 
 
 class Document:

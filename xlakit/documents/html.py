@@ -1,22 +1,24 @@
 """HTML (and "Word HTML", a .doc that Word saved as a web page; and MHTML single-file pages).
 
-Charset: BOM, then ``<meta charset>`` / ``http-equiv`` in the first 4 KiB, then a UTF-8 trial,
-then GB18030 (a superset of GBK/GB2312, which is what Chinese pages without a declaration use).
+Charset: BOM, then ``<meta charset>`` / ``http-equiv`` (or the XML declaration) in the first 4 KiB
+when the bytes agree with it (pages that lie about their charset are common), then a UTF-8 trial,
+then the legacy encodings scored by ``xlakit.text`` (GB18030, Big5, Shift-JIS, cp125x, ...).
 Script, style, navigation and form noise is skipped; block tags become paragraphs, ``<h1>``–
 ``<h6>`` headings, ``<li>`` list items, table rows ``单元格 | 单元格``.
 """
-import codecs
 import email
 import email.policy
 import re
 from html.parser import HTMLParser
 
+from .. import text as textlib
 from .base import FormatError
 
 NAME = "html"
 LABEL = "网页（HTML）"
 
 META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
+XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.I)
 SKIP = {"script", "style", "noscript", "template", "svg", "nav", "head", "select", "button", "iframe",
         "object", "canvas", "math", "map", "xml"}
 BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "pre",
@@ -34,29 +36,15 @@ def accepts(kind):
 
 
 def decode(data):
-    """(text, encoding) for HTML bytes."""
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if data.startswith(bom):
-            return data[len(bom):].decode(enc, "replace"), enc
-    m = META.search(data[:4096])
-    if m:
-        enc = m.group(1).decode("ascii", "replace").lower()
-        if enc in ("gb2312", "gbk", "x-gbk", "gb_2312-80", "cp936"):
-            enc = "gb18030"
-        try:
-            codecs.lookup(enc)
-            if enc.replace("-", "").replace("_", "") not in ("utf16", "utf32"):
-                return data.decode(enc, "replace"), enc
-        except LookupError:
-            pass
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("gb18030"), "gb18030"
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "replace"), "utf-8"
+    """(text, encoding) for HTML bytes: the declared charset (``<meta>`` or the XML declaration in
+    the first 4 KiB) only when the bytes agree with it, else the shared detector (``xlakit.text``:
+    BOM, UTF-8, then the legacy encodings scored, so Big5 or cp1252 pages without a label are not
+    read as GB18030)."""
+    head = data[:4096]
+    m = META.search(head) or XML_ENCODING.search(head)
+    declared = m.group(1).decode("ascii", "replace") if m else None
+    text, codec, _reason = textlib.decode(data, declared=declared)
+    return text, codec
 
 
 class _Parser(HTMLParser):
@@ -207,10 +195,7 @@ def _mhtml_html(data):
             payload = part.get_payload(decode=True) or b""
             charset = part.get_content_charset()
             if charset:
-                try:
-                    return payload.decode(charset, "replace")
-                except LookupError:
-                    pass
+                return textlib.decode(payload, declared=charset)[0]
             return decode(payload)[0]
     raise FormatError("这个单文件网页（MHTML）里没有 HTML 正文，无法读取")
 

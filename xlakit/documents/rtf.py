@@ -6,7 +6,9 @@ character when decoded together (a font's ``\\fcharset134`` says the same per fo
 gives a UTF-16 unit followed by ``\\ucN`` fallback characters that must be skipped, not printed.
 Destinations that hold no text (font and colour tables, stylesheet, document info, pictures,
 ``{\\*…}`` groups, field instructions) are skipped; field results are kept. Headers, footers and
-footnotes are moved after the body, as for docx.
+footnotes are moved after the body, as for docx. ``\\'xx`` bytes are decoded with the code page of
+the current font's ``\\fcharsetN`` (Western fonts in a Chinese document are cp1252), else the
+document's ``\\ansicpgN``; nothing after the document's closing brace is read.
 """
 import codecs
 import re
@@ -31,12 +33,18 @@ SKIP_DEST = {
 AFTER_DEST = {b"header": "页眉", b"headerl": "页眉", b"headerr": "页眉", b"headerf": "页眉",
               b"footer": "页脚", b"footerl": "页脚", b"footerr": "页脚", b"footerf": "页脚",
               b"footnote": "脚注"}
-CHARSET_CP = {0: None, 1: None, 2: "symbol", 77: "mac_roman", 128: "cp932", 129: "cp949", 130: "johab",
+# \fcharsetN -> code page. 0 is ANSI_CHARSET, i.e. Western: a Chinese Word document writes its
+# Latin fonts with it, and their \'xx bytes (\'b7 = "·") are cp1252 even under \ansicpg936.
+# 1 (DEFAULT_CHARSET) means "the document's code page".
+CHARSET_CP = {0: "cp1252", 1: None, 2: "symbol", 77: "mac_roman", 128: "cp932", 129: "cp949", 130: "johab",
               134: "gbk", 136: "cp950", 161: "cp1253", 162: "cp1254", 163: "cp1258", 177: "cp1255",
               178: "cp1256", 186: "cp1257", 204: "cp1251", 222: "cp874", 238: "cp1250", 255: "cp437"}
 SYMBOLS = {b"emdash": "\u2014", b"endash": "\u2013", b"lquote": "\u2018", b"rquote": "\u2019",
            b"ldblquote": "\u201c", b"rdblquote": "\u201d", b"bullet": "\u2022", b"emspace": "\u2003",
            b"enspace": "\u2002", b"qmspace": "\u2005", b"zwj": "", b"zwnj": ""}
+
+
+_DBCS = ("gbk", "cp936", "cp950", "cp932", "cp949")
 
 
 def accepts(kind):
@@ -93,7 +101,16 @@ class _Reader:
 
     def flush_bytes(self):
         if self.bytes:
-            self.target.append(bytes(self.bytes).decode(self.bytes_codec or self.ansi, "replace"))
+            raw, codec = bytes(self.bytes), self.bytes_codec or self.ansi
+            if codec == "cp1252" and self.ansi in _DBCS:
+                # A Western font in a Chinese document: Word also writes Chinese runs under it when
+                # \dbch picks the CJK font, so a run that is whole GBK stays GBK; a lone \'b7 is "·".
+                try:
+                    raw.decode(self.ansi)
+                    codec = self.ansi
+                except UnicodeDecodeError:
+                    pass
+            self.target.append(raw.decode(codec, "replace"))
             self.bytes = bytearray()
 
     def emit(self, text, group):
@@ -129,7 +146,6 @@ class _Reader:
         group = stack[0]
         skip_count = 0      # fallback characters still to drop after \uN
         expect_dest = False
-        pending_high = None
         for n, m in enumerate(TOKEN.finditer(self.data)):
             if self.deadline is not None and n % 20000 == 0:
                 self.deadline.check("读取 RTF 文档")
@@ -150,6 +166,8 @@ class _Reader:
                     self.target = self.body
                 group = stack[-1]
                 expect_dest = False
+                if len(stack) == 1:
+                    break           # the document's last "}": what follows (NULs, mail junk) is not text
                 continue
             first = expect_dest
             expect_dest = False
@@ -187,8 +205,12 @@ class _Reader:
                 self.bytes.append(int(hexbyte, 16))
                 continue
             if sym is not None:
-                if sym == b"*":      # {\*\dest ...}: an optional destination we do not know
-                    group.skip = True
+                if sym == b"*":
+                    # {\*\dest ...}: an optional destination we do not know. Only at the start of a
+                    # group: a stray \* in the middle of one marks nothing, and skipping from there
+                    # dropped the rest of the group's text.
+                    if first:
+                        group.skip = True
                     continue
                 if skip_count:
                     skip_count -= 1
@@ -237,14 +259,9 @@ class _Reader:
             elif word == b"uc" and value is not None:
                 group.uc = max(0, value)
             elif word == b"u" and value is not None:
-                code = value + 65536 if value < 0 else value
-                if 0xD800 <= code < 0xDC00:
-                    pending_high = code
-                elif 0xDC00 <= code < 0xE000 and pending_high:
-                    self.emit(chr(0x10000 + ((pending_high - 0xD800) << 10) + (code - 0xDC00)), group)
-                    pending_high = None
-                else:
-                    self.emit(chr(code), group)
+                # one UTF-16 unit; a surrogate pair is joined and a lone surrogate becomes U+FFFD
+                # when the builder hands out the text (base.fix_surrogates)
+                self.emit(chr((value + 65536 if value < 0 else value) & 0xFFFF), group)
                 skip_count = group.uc
             elif word in (b"par", b"sect", b"page", b"column"):
                 self.end_para(group)
