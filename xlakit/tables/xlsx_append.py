@@ -2,26 +2,32 @@
 
 Why: openpyxl loads a whole workbook into memory and writes every part anew. On a yearly ledger
 (a million rows) that is minutes and gigabytes, and on any workbook it drops what openpyxl does not
-model (charts, pivot tables, slicers, macros' controls...). Appending needs neither: every zip
-member is copied byte for byte (its compressed bytes, same compression), except
+model (charts, pivot tables, slicers, macros' controls...). Appending needs neither, so every
+append and every new sheet goes this way, whatever the size: every zip member is copied byte for
+byte (its compressed bytes, same compression), except
 
 - the one sheet, streamed in 1 MB chunks: its bytes are copied up to the last row that holds a
   value, the new rows go there (merged with formatted empty rows that follow, as in Excel), then
   the rest; ``<dimension>``, the sheet's ``<autoFilter>`` and empty merged areas in the appended
   block are fixed on the way;
+- when the sheet ends with a totals block (``合计`` rows, ``注：``/``制表人：`` lines, found by
+  ``xlsx_shift.totals_block`` as probe_table reads a table's end) and ``position`` is "auto",
+  the rows go after the last data row instead and the block moves down, its sums kept true
+  (``xlsx_shift``: references, merged areas, filter, conditional formats, validations, defined
+  names follow; the calculation chain is dropped; ``fullCalcOnLoad`` where a cached value had to go);
 - Excel tables of that sheet (``xl/tables/tableN.xml``) whose range ended at the old last row;
 - ``xl/styles.xml`` when a cell style with a date/text number format (or a bold header font) has to
   be added; ``xl/workbook.xml`` (+ its rels and ``[Content_Types].xml``) for a new sheet or a
   filter range.
 
-New text cells are inline strings (``t="inlineStr"``): valid next to a shared-string table, so
-``sharedStrings.xml`` is never rewritten. Dates are serial numbers with a date style (1904 date
-system respected), digit strings stay text.
+Layout: ``xlsx_parts`` (workbook, styles, raw member copy), ``xlsx_rows`` (pass 1 over the sheet,
+cell rendering), ``xlsx_shift`` (rows moved under an insertion, totals), this module (the plan
+and the writes).
 
 Two streaming passes over the sheet: :func:`plan` (before the backup and the temp file, may
-refuse or return None = "use openpyxl") finds the last valued row, the header row and the styles
-of the last row; :func:`write` copies. Memory is bounded by a few MB of the sheet stream plus the
-appended rows.
+refuse or return None = "use openpyxl") finds the last valued row, the header row, the totals
+block and the styles of the last data row; :func:`write` copies. Memory is bounded by a few MB of
+the sheet stream plus the appended rows.
 """
 import datetime
 import html
@@ -100,8 +106,15 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
             p.insert = p.block_row = None
             p.cut, p.style_cells = scan.cut, scan.last_cells if scan.old_last > scan.first_row else None
 
+            known = {}
+
             def strings_for(ids):
-                return shared_strings(zf, book.sst_part, ids)
+                # the shared-string table is streamed up to the highest index asked for: once
+                missing = set(ids) - set(known)
+                if missing:
+                    known.update(shared_strings(zf, book.sst_part, missing))
+                    known.update((i, None) for i in missing if i not in known)
+                return known
             block = totals_block(scan, strings_for, len(p.first_values))
             if block is not None:
                 p.block_row = block[1] + 1
