@@ -7,11 +7,18 @@
 - every Word 97+ .doc of a corpus folder (e.g. Apache POI's test-data/document): agreement of the
   whole text with antiword, per file, and the mean.
 
+- ``--charsets DIR``: encoding detection (``xlakit.text.decode``, what every text/html/csv reader
+  uses) on the chardet project's test files (``tests/<encoding>/*`` of github.com/chardet/chardet,
+  not committed: each file is copyright its publisher), beside charset-normalizer; a file counts
+  as right when the decoded text equals the labelled encoding's, or the codec is the label's
+  superset (GB2312 -> GB18030, Big5 -> cp950, Shift_JIS -> cp932, EUC-KR -> cp949, ISO-8859-1 ->
+  cp1252). ``--charsets-only`` skips everything else.
+
 Inputs are generated under bench/data/ with LibreOffice (not committed). The comparison tools come
 from Debian (``apt-get install poppler-utils antiword catdoc libreoffice-writer-nogui``); a missing
 one is reported and skipped. Usage::
 
-    python3 bench/bench_documents.py [--corpus DIR]
+    python3 bench/bench_documents.py [--corpus DIR] [--charsets DIR [--charsets-only]]
 """
 import argparse
 import difflib
@@ -89,6 +96,83 @@ def make_inputs():
     return pdf, doc
 
 
+_SUPERSETS = {"gb2312": {"gb18030", "gbk"}, "big5": {"cp950", "big5hkscs"}, "shift_jis": {"cp932"},
+              "euc-kr": {"cp949"}, "iso-8859-1": {"cp1252"}, "windows-1252": {"cp1252"}, "ascii": {"utf-8", "utf_8"},
+              "tis-620": {"cp874"}, "utf-8-sig": {"utf-8"}}
+_FOLDER_CODEC = {"ibm866": "cp866", "ibm855": "cp855", "maccyrillic": "mac_cyrillic", "macroman": "mac_roman"}
+
+
+def _labelled(folder):
+    """The codec a chardet test folder is labelled with (``windows-1251-russian`` -> cp1251)."""
+    import codecs
+    name = folder.lower()
+    name = re.sub(r"-(russian|bulgarian|hebrew|greek|hungarian|turkish|slovak|czech|arabic|slovene|romanian|"
+                  r"polish|croatian)$", "", name)
+    name = _FOLDER_CODEC.get(name, name)
+    try:
+        codecs.lookup(name)
+        return name
+    except LookupError:
+        return None
+
+
+def _right(raw, label, text, codec):
+    import codecs
+    if codec is None:
+        return False
+    truth = raw.decode(label, "replace").lstrip("\ufeff")
+    if text is not None and text.lstrip("\ufeff") == truth:
+        return True
+    norm = codecs.lookup(codec).name
+    return norm == codecs.lookup(label).name or codec in _SUPERSETS.get(label, ()) or \
+        norm in _SUPERSETS.get(label, ())
+
+
+def charset_scores(root):
+    """Right answers of xlakit.text and charset-normalizer on chardet's test files, per folder."""
+    from xlakit import text as textlib
+    try:
+        import charset_normalizer
+    except ImportError:
+        charset_normalizer = None
+    files = []
+    for folder in sorted(os.listdir(root)):
+        label = _labelled(folder) if os.path.isdir(os.path.join(root, folder)) else None
+        if label:
+            files += [(folder, label, os.path.join(root, folder, f)) for f in sorted(os.listdir(os.path.join(root, folder)))]
+    ours, theirs, t_ours, t_theirs = {}, {}, 0.0, 0.0
+    for folder, label, path in files:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        start = time.monotonic()
+        text, codec, _reason = textlib.decode(raw)
+        t_ours += time.monotonic() - start
+        ours.setdefault(folder, []).append(_right(raw, label, text, codec))
+        if charset_normalizer is not None:
+            start = time.monotonic()
+            best = charset_normalizer.from_bytes(raw).best()
+            t_theirs += time.monotonic() - start
+            theirs.setdefault(folder, []).append(
+                _right(raw, label, str(best) if best else None, best.encoding if best else None))
+    print()
+    print("编码识别：chardet 项目的 %d 个测试文件（%s）" % (len(files), root))
+    print("| 编码 | 文件 | xlakit.text 正确 | charset-normalizer 正确 |")
+    print("|---|---:|---:|---:|")
+    for folder in sorted(ours):
+        a = ours[folder]
+        b = theirs.get(folder, [])
+        if all(a) and all(b):
+            continue
+        row(folder, len(a), sum(a), sum(b) if b else "—")
+    n_ours = sum(sum(v) for v in ours.values())
+    n_theirs = sum(sum(v) for v in theirs.values())
+    row("**合计**", len(files), "%d（%.1f%%，%.0f ms/文件）" % (n_ours, 100.0 * n_ours / max(1, len(files)),
+                                                         1000 * t_ours / max(1, len(files))),
+        "%d（%.1f%%，%.0f ms/文件）" % (n_theirs, 100.0 * n_theirs / max(1, len(files)), 1000 * t_theirs / max(1, len(files)))
+        if theirs else "未安装")
+    print("（只列出有错的编码；其余全部正确）")
+
+
 def row(*cells):
     print("| " + " | ".join(str(c) for c in cells) + " |")
 
@@ -96,7 +180,13 @@ def row(*cells):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", help="folder of .doc files to compare with antiword")
+    parser.add_argument("--charsets", help="chardet's tests/ folder: score encoding detection")
+    parser.add_argument("--charsets-only", action="store_true", help="only the encoding detection score")
     args = parser.parse_args()
+    if args.charsets:
+        charset_scores(args.charsets)
+        if args.charsets_only:
+            return
     pdf, doc = make_inputs()
     print("| 文件 | 工具 | 墙钟 s | 说明 | 与对照文本一致度 |")
     print("|---|---|---:|---|---:|")

@@ -350,6 +350,8 @@ def score_candidates(sample):
     out = []
     for strict in (True, False):
         for codec in _EAST_ASIAN + _SINGLE_BYTE:
+            if codec == _SINGLE_BYTE[0] and out and max(s for _c, s in out) >= 0.97 and len(sample) >= 400:
+                break     # clean East-Asian text: no 8-bit code page reads a long sample that well
             try:
                 text = decode_prefix(sample, codec, "strict" if strict else "replace")
             except UnicodeDecodeError:
