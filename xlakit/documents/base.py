@@ -88,7 +88,8 @@ class Builder:
     def item(self, text, level=0, marker="-"):
         text = clean_inline(text)
         if text:
-            self._add("  " * max(0, min(level, 8)) + marker + " " + text.replace("\n", " "))
+            gap = "" if marker[-1:] in "、）】．" else " "     # "一、总则", "（一）范围", but "1. 范围"
+            self._add("  " * max(0, min(level, 8)) + marker + gap + text.replace("\n", " "))
 
     def row(self, cells):
         cells = [clean_inline(c).replace("\n", " ") for c in cells]

@@ -12,6 +12,7 @@ import zipfile
 import xml.etree.ElementTree as ET
 
 from .base import FormatError, zip_read
+from .numbering import Numbering
 
 NAME = "docx"
 LABEL = "Word 文档（.docx）"
@@ -37,9 +38,8 @@ def accepts(kind):
 
 class _Ctx:
     def __init__(self, styles, numbering):
-        self.styles = styles          # style id -> (outline level or None, based-on id)
-        self.numbering = numbering    # numId -> {ilvl: numFmt}
-        self.counters = {}
+        self.styles = styles          # style id -> (outline level or None, based-on id, numPr or None)
+        self.numbering = numbering    # numbering.Numbering: labels as Word shows them, counted in order
         self.fields = []              # open complex fields: True once past their separator
         self.field_depth = 0          # 1 while inside the instruction part of any open field
         self.pending = []             # text-box paragraphs found inside the current paragraph
@@ -170,42 +170,48 @@ def _styles(zf, base):
         if name.strip().lower() == "title" and level is None:
             level = 1
         based = st.find(W + "basedOn")
-        styles[sid] = (level, based.get(W + "val") if based is not None else None)
+        styles[sid] = (level, based.get(W + "val") if based is not None else None,
+                       _num_pr(ppr.find(W + "numPr")) if ppr is not None else None)
     return styles
 
 
+def _num_pr(num):
+    """(numId, ilvl) of a ``w:numPr`` (either may be None when the element leaves it out)."""
+    if num is None:
+        return None
+    num_id, ilvl = num.find(W + "numId"), num.find(W + "ilvl")
+    lvl = ilvl.get(W + "val", "0") if ilvl is not None else None
+    return (num_id.get(W + "val") if num_id is not None else None,
+            int(lvl) if lvl is not None and lvl.isdigit() else None)
+
+
 def _numbering(zf, base):
-    data = zip_read(zf, posixpath.join(base, "numbering.xml"))
-    out = {}
-    if not data:
-        return out
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError:
-        return out
-    abstract = {}
-    for ab in root.iter(W + "abstractNum"):
-        levels = {}
-        for lvl in ab.iter(W + "lvl"):
-            fmt = lvl.find(W + "numFmt")
-            levels[lvl.get(W + "ilvl", "0")] = fmt.get(W + "val", "decimal") if fmt is not None else "decimal"
-        abstract[ab.get(W + "abstractNumId")] = levels
-    for num in root.iter(W + "num"):
-        ref = num.find(W + "abstractNumId")
-        if ref is not None:
-            out[num.get(W + "numId")] = abstract.get(ref.get(W + "val"), {})
-    return out
+    return Numbering(zip_read(zf, posixpath.join(base, "numbering.xml")))
 
 
 def _style_level(ctx, sid):
     seen = set()
     while sid and sid not in seen:
         seen.add(sid)
-        level, based = ctx.styles.get(sid, (None, None))
+        level, based, _num = ctx.styles.get(sid, (None, None, None))
         if level is not None:
             return level
         sid = based
     return None
+
+
+def _style_num(ctx, sid):
+    """The numbering a paragraph style carries (Chinese templates number "标题 1" this way): the
+    nearest numId along ``basedOn``, and the nearest ilvl."""
+    seen, num_id, ilvl = set(), None, None
+    while sid and sid not in seen:
+        seen.add(sid)
+        _level, based, num = ctx.styles.get(sid, (None, None, None))
+        if num:
+            num_id = num_id if num_id is not None else num[0]
+            ilvl = ilvl if ilvl is not None else num[1]
+        sid = based
+    return (num_id, ilvl) if num_id is not None else None
 
 
 def _has_text(el):
@@ -267,28 +273,20 @@ def _paragraph(p, ctx, out):
         ps = ppr.find(W + "pStyle")
         if level is None and ps is not None:
             level = _style_level(ctx, ps.get(W + "val"))
-        num = ppr.find(W + "numPr")
-        if num is not None and level is None:
-            num_id = num.find(W + "numId")
-            ilvl = num.find(W + "ilvl")
-            nid = num_id.get(W + "val") if num_id is not None else None
-            lvl = ilvl.get(W + "val", "0") if ilvl is not None else "0"
-            if nid and nid != "0":
-                fmt = ctx.numbering.get(nid, {}).get(lvl, "bullet")
-                list_level = int(lvl) if lvl.isdigit() else 0
-                if fmt in ("bullet", "none"):
-                    list_marker = "-"
-                else:
-                    key = (nid, list_level)
-                    ctx.counters[key] = ctx.counters.get(key, 0) + 1
-                    for other in list(ctx.counters):   # a deeper level restarts under a new parent item
-                        if other[0] == nid and other[1] > list_level:
-                            del ctx.counters[other]
-                    list_marker = "%d." % ctx.counters[key]
+        num = _num_pr(ppr.find(W + "numPr"))
+        style_num = _style_num(ctx, ps.get(W + "val")) if ps is not None else None
+        if num is None or num[0] is None:
+            num = (style_num[0], num[1] if num else None) if style_num else num
+        if num is not None and num[0] and num[0] != "0":
+            ilvl = num[1] if num[1] is not None else (style_num[1] if style_num and style_num[1] is not None else 0)
+            list_marker = ctx.numbering.label(num[0], ilvl)
+            list_level = ilvl
     ctx.pending = []
     text = _runs_text(p, ctx)
     pending, ctx.pending = ctx.pending, []
     if level is not None and level <= 6:
+        if list_marker and list_marker != "-" and text.strip():
+            text = list_marker + _gap(list_marker) + text.strip()
         out.heading(level, text)
     elif list_marker:
         out.item(text, list_level, list_marker)
@@ -296,6 +294,12 @@ def _paragraph(p, ctx, out):
         out.para(text)
     for box in pending:   # text boxes anchored in this paragraph, after it
         _walk_blocks(box, ctx, out)
+
+
+def _gap(label):
+    """What goes between a label and the text: nothing after Chinese punctuation ("一、总则",
+    "（一）范围"), a space after "1." or "①"."""
+    return "" if label[-1] in "、）)】．" else " "
 
 
 def _runs_text(p, ctx):

@@ -1,0 +1,63 @@
+"""Automatic numbering in .docx (issue 26): the labels Word shows, which are not in the text.
+
+The fixture numbered.docx is LibreOffice's export of numbered.fodt: outline numbering 一、/（一）
+on the headings (chineseCounting-style formats in numbering.xml), a decimal list with a second
+level shown as 1.1., a second list that restarts at 1, and a circled-number list."""
+import os
+
+from conftest import FIXTURES, ok
+
+DOCS = os.path.join(FIXTURES, "documents")
+
+EXPECTED = """# 一、总则
+## （一）目的
+为规范公司采购行为，制定本办法。
+## （二）适用范围
+1. 总部各部门
+  1.1. 行政部
+  1.2. 财务部
+2. 各分公司
+# 二、采购流程
+## （一）申请
+1. 填写采购申请单
+2. 部门负责人审批
+所需材料：
+① 报价单
+② 合同草稿
+③ 验收记录"""
+
+
+def test_docx_numbering_as_word_shows_it(run):
+    data = ok(run("read_document", {"path": os.path.join(DOCS, "numbered.docx")}))
+    assert data["text"] == EXPECTED
+
+
+def test_number_formats():
+    from xlakit.documents.numbering import chinese_number, format_number
+    assert [chinese_number(n) for n in (1, 10, 11, 20, 21, 105, 110, 2024)] == \
+        ["一", "十", "十一", "二十", "二十一", "一百零五", "一百一十", "二千零二十四"]
+    assert format_number(3, "chineseLegalSimplified") == "叁"
+    assert format_number(2, "ideographTraditional") == "乙"
+    assert format_number(12, "decimalEnclosedCircle") == "⑫"
+    assert format_number(28, "upperLetter") == "BB" and format_number(4, "lowerRoman") == "iv"
+    assert format_number(7, "decimalZero") == "07"
+
+
+def test_restart_and_legal_numbering():
+    """startOverride restarts a list instance; isLgl shows 1.1 under a 第一章 level."""
+    from xlakit.documents.numbering import Numbering
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    xml = ("<w:numbering %s><w:abstractNum w:abstractNumId=\"0\">"
+           "<w:lvl w:ilvl=\"0\"><w:start w:val=\"1\"/><w:numFmt w:val=\"chineseCounting\"/>"
+           "<w:lvlText w:val=\"第%%1章\"/></w:lvl>"
+           "<w:lvl w:ilvl=\"1\"><w:start w:val=\"1\"/><w:numFmt w:val=\"decimal\"/><w:isLgl/>"
+           "<w:lvlText w:val=\"%%1.%%2\"/></w:lvl></w:abstractNum>"
+           "<w:num w:numId=\"1\"><w:abstractNumId w:val=\"0\"/></w:num>"
+           "<w:num w:numId=\"2\"><w:abstractNumId w:val=\"0\"/>"
+           "<w:lvlOverride w:ilvl=\"0\"><w:startOverride w:val=\"1\"/></w:lvlOverride></w:num>"
+           "</w:numbering>" % w).encode()
+    n = Numbering(xml)
+    assert [n.label("1", 0), n.label("1", 1), n.label("1", 1), n.label("1", 0), n.label("1", 1)] == \
+        ["第一章", "1.1", "1.2", "第二章", "2.1"]
+    assert n.label("2", 0) == "第一章"          # the second instance restarts
+    assert n.label("0", 0) is None and n.label("9", 0) is None
