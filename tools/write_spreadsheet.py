@@ -85,6 +85,7 @@ def main(params):
         mode=params.get("mode") or "overwrite",
         allow_lossy=bool(params.get("allow_lossy_resave")),
         position=params.get("position") or "auto",
+        deadline=rt.deadline,
     )
     result["message"] = _message(result)
     for note in result.pop("warnings", None) or []:

@@ -32,7 +32,6 @@ import os
 import re
 
 from .. import files, paths
-from .. import runtime as rt
 from ..errors import ToolError
 from . import csv_write, xls_write, xlsx_append, xlsx_existing, xlsx_new
 from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, prepare_rows, to_cell  # noqa: F401 - public API
@@ -40,6 +39,7 @@ from .target import DEFAULT_SHEET, RESAVE_RESERVE, check_sheet_name, detect_form
     resave_seconds, too_big_to_resave
 
 __all__ = ["write_rows", "default_output_path", "to_cell", "excel_serial"]
+TOOL_BUDGET = 50.0          # seconds a tool may work (runtime.BUDGET; this package never imports the runtime)
 
 
 def _warnings(stats, info, path, fmt):
@@ -71,7 +71,8 @@ def _warnings(stats, info, path, fmt):
 
 
 
-def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None, position="auto"):
+def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None, position="auto",
+               deadline=None):
     """Write ``rows`` (an iterable of lists) to ``path``; the suffix decides the format.
 
     mode "overwrite": xlsx replaces the one sheet (others kept, same order), xls and csv replace the
@@ -81,7 +82,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     ``position`` "end" always after the last row. An existing xlsx is appended to (or given a new
     sheet) by editing its package directly, whatever its size; only replacing a sheet of an
     existing workbook re-saves it through openpyxl, refused up front when that would not fit in
-    the time left.
+    the time left (``deadline``: the tool's ``rt.deadline``; without one, a fresh tool's budget).
     ``styles`` (optional: ``bold_rows``, ``bold_cols``, ``number_format``, ``freeze``; see
     ``xlsx_new``) dresses a NEW xlsx file (pivot_table's bold totals); other targets ignore it.
     Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
@@ -148,8 +149,9 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
                 if lost and not allow_lossy:
                     raise lossy_error(path, lost)
                 seconds = resave_seconds(found["cells"])
-                if seconds > rt.deadline.remaining() - RESAVE_RESERVE:
-                    raise too_big_to_resave(path, found["cells"], mode, seconds, rt.deadline.remaining(), sheet)
+                left = deadline.remaining() if deadline is not None else TOOL_BUDGET
+                if seconds > left - RESAVE_RESERVE:
+                    raise too_big_to_resave(path, found["cells"], mode, seconds, left, sheet)
                 info["lost"] = lost
             info["rich_text"] = found["rich_text"]
         # Everything that can refuse the write runs here, before the backup copy and the temp file.
