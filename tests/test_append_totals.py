@@ -5,8 +5,8 @@ Checked through the real tool script on files made by openpyxl, re-saved by Libr
 cached formula values matter (LibreOffice writes them, openpyxl does not), and read back by
 openpyxl and by LibreOffice headless (its csv export shows what a user sees on open):
 
-- rows, merged areas, the filter, conditional formats, data validations, the print area and
-  named ranges follow the moved rows; a SUM over the data column grows and gets the right cached
+- rows, merged areas, the filter, conditional formats, data validations, the print area, named
+  ranges and another sheet's formulas follow the moved rows; a SUM over the data column grows and gets the right cached
   value; a plain-number total is recomputed; a formula in the data that points at the total
   follows it and is recomputed on open (fullCalcOnLoad);
 - an Excel table grows over the new rows; the calculation chain (a cache of formula addresses)
@@ -101,6 +101,7 @@ def ledger(path, with_extras=True):
         ws.add_data_validation(dv)
         ws.print_area = "A1:E25"
         wb.defined_names["金额列"] = DefinedName("金额列", attr_text="台账!$C$2:$C$21")
+        wb.create_sheet("汇总")["A1"] = "=台账!C23*2"
     wb.save(str(path))
     return path
 
@@ -110,7 +111,7 @@ NEW = [["2024-02-01", "新一", 1000, 5], ["2024-02-02", "新二", 2000.5, 6], [
 
 def test_rows_go_above_the_totals_and_everything_follows(write, tmp_path):
     target = lo_resave(ledger(tmp_path / "台账.xlsx"), tmp_path)
-    data = write({"path": str(target), "mode": "append", "rows": NEW})
+    data = write({"path": str(target), "sheet": "台账", "mode": "append", "rows": NEW})
     assert data["action"] == "inserted_above_totals" and data["start_row"] == 22 and data["rows_written"] == 3
     assert data["totals_moved"] == {"from": 22, "to": 25} and data["total_rows"] == 28
     assert data["totals_updated"] == [
@@ -133,6 +134,7 @@ def test_rows_go_above_the_totals_and_everything_follows(write, tmp_path):
     assert ws.max_row == 28
     assert "$A$1:$E$28" in str(ws.print_area)
     assert wb.defined_names["金额列"].attr_text == "台账!$C$2:$C$24"
+    assert wb["汇总"]["A1"].value == "=台账!C26*2"   # another sheet's reference follows the total
     assert wb.calculation.fullCalcOnLoad          # E2 lost its cached value: computed on open
 
     cached = openpyxl.load_workbook(str(target), data_only=True)["台账"]

@@ -11,6 +11,8 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
+from xlakit.collate import text_key
+
 from conftest import FIXTURES, assert_contract, ok, fail
 import tio_data
 
@@ -57,7 +59,7 @@ def test_group_sum_matches_independent_decimal_totals(run, messy):
         assert dec(g["2024年-1月_求和"]) == expected_m1[dept], dept
         assert g["笔数"] == sum(1 for r in rows if r["dept"] == dept)
         assert g["经办人数"] == len(set(r["person"] for r in rows if r["dept"] == dept))
-    assert [g["部门"] for g in data["groups"]] == sorted(groups)        # default: keys ascending
+    assert [g["部门"] for g in data["groups"]] == sorted(groups, key=text_key)   # default: keys ascending, by pinyin
     bad = [r for r in rows if r["amount"] == "bad"]
     skipped = data["skipped"]["金额合计"]
     assert skipped["count"] == len(bad)

@@ -16,6 +16,8 @@ from decimal import Decimal
 import openpyxl
 import pytest
 
+from xlakit.collate import text_key
+
 from conftest import assert_contract, ok, fail
 import tio_data
 
@@ -75,8 +77,8 @@ def check_grid(got, cells, row_keys, col_keys):
 def test_dept_by_month_matches_independent_pivot(run, messy, kind, home):
     rows, paths = messy
     cells = independent(rows, lambda r: r["dept"], month)
-    row_keys = sorted({k[0] for k in cells})
-    col_keys = sorted({k[1] for k in cells})
+    row_keys = sorted({k[0] for k in cells}, key=text_key)      # pinyin order (issue 20)
+    col_keys = sorted({k[1] for k in cells}, key=text_key)
     result = run("pivot_table", {"path": paths[kind], "row": {"column": "部门"},
                                  "col": {"column": "日期", "date_bucket": "month"}, "value": "金额"})
     data = ok(result)
@@ -116,7 +118,7 @@ def test_quarter_and_week_labels_and_blank_and_non_dates(run, tmp_path):
     # "1,000.05" needs quoting in a csv
     lines[4] = '2024年7月1日,淮海路,"1,000.05"'
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    data = ok(run("pivot_table", {"path": str(src), "row": {"column": "门店"},
+    data = ok(run("pivot_table", {"path": str(src), "row": {"column": "门店"}, "sort": "codepoint",
                                   "col": {"column": "日期", "date_bucket": "quarter"}, "value": "金额",
                                   "out_path": str(tmp_path / "季度.xlsx")}))
     ws, got = read_sheet(data["path"])
@@ -128,7 +130,7 @@ def test_quarter_and_week_labels_and_blank_and_non_dates(run, tmp_path):
     assert D(data["grand_total"]) == Decimal("1027.85")
     assert any("不是日期" in w and "待定" in w for w in data["warnings"])
     data = ok(run("pivot_table", {"path": str(src), "row": {"column": "日期", "date_bucket": "week", "as": "周"},
-                                  "col": {"column": "门店"}, "func": "count",
+                                  "col": {"column": "门店"}, "func": "count", "sort": "codepoint",
                                   "out_path": str(tmp_path / "周.xlsx")}))
     ws, got = read_sheet(data["path"])
     # 2024-12-30 (a Monday) is in ISO week 2025-W01; 2024-09-08 (a Sunday) still belongs to W36
@@ -143,7 +145,7 @@ def test_totals_of_avg_max_distinct_come_from_the_data(run, tmp_path):
     src = tmp_path / "订单.csv"
     src.write_text("区域,渠道,客户,金额\n华东,线上,A,100\n华东,线上,B,300\n华东,门店,A,50\n"
                    "华北,线上,C,10\n华北,门店,A,20\n华北,门店,A,30\n", encoding="utf-8")
-    base = {"path": str(src), "row": {"column": "区域"}, "col": {"column": "渠道"}}
+    base = {"path": str(src), "row": {"column": "区域"}, "col": {"column": "渠道"}, "sort": "codepoint"}
     data = ok(run("pivot_table", dict(base, value="金额", func="avg", out_path=str(tmp_path / "均.xlsx"))))
     _ws, got = read_sheet(data["path"])
     assert got[0][1:] == ["线上", "门店", "合计"]
@@ -200,7 +202,7 @@ def test_where_output_formats_and_default_names(run, messy, tmp_path):
     assert first["path"] != second["path"] and second["path"].endswith("_透视_2.xlsx")
     assert first["rows_filtered_out"] == tio_data.N_ROWS - first["rows_used"]
     _ws, got = read_sheet(first["path"])
-    check_grid(got, cells, sorted({k[0] for k in cells}), ["2024Q1", "2024Q2"])
+    check_grid(got, cells, sorted({k[0] for k in cells}, key=text_key), ["2024Q1", "2024Q2"])
     data = ok(run("pivot_table", dict(args, out_path=str(tmp_path / "老格式.xls"), out_sheet="张三")))
     import xlrd
     sheet = xlrd.open_workbook(data["path"]).sheet_by_name("张三")
@@ -211,7 +213,7 @@ def test_where_output_formats_and_default_names(run, messy, tmp_path):
     with open(data["path"], encoding="utf-8-sig", newline="") as fh:
         lines = list(csv.reader(fh))
     got = [lines[0]] + [[line[0]] + [None if c == "" else Decimal(c) for c in line[1:]] for line in lines[1:]]
-    check_grid(got, cells, sorted({k[0] for k in cells}), ["2024Q1", "2024Q2"])
+    check_grid(got, cells, sorted({k[0] for k in cells}, key=text_key), ["2024Q1", "2024Q2"])
 
 
 def test_wide_pivot_stays_within_the_output_cap_and_libreoffice_opens_it(run, tmp_path):

@@ -19,6 +19,8 @@ Parameters:
     where           list of {"column", "op", "value"} (see table_io.OPS_HELP), all must hold.
     sort_by         a metric alias or group column; order asc/desc (default desc with sort_by,
                     otherwise groups ascend by their keys); top N keeps the first N after sorting.
+    sort            how text keys are ordered: pinyin (default: Chinese by pinyin, digits by value,
+                    ``第2组`` before ``第10组``) or codepoint.
     include_totals  false (default) leaves 合计/小计/Total rows out, since they would double sums.
 
 Returns groups (objects keyed by group names and metric aliases; at most 100, one ``rt.page_items``
@@ -32,7 +34,7 @@ column indexes, number fast paths) because a 1,000,000-row sheet must finish ins
 """
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import collate, paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402
 
@@ -181,17 +183,18 @@ def resolve_sort_by(sort_by, group_names, metrics):
     raise ToolError("sort_by 只能是统计结果的别名或分组列：%s；收到的是「%s」" % ("、".join(aliases + group_names), sort_by))
 
 
-def order_groups(records, sort_by, order, group_names):
-    """Sort records in place: by sort_by (None values last) or by the group keys ascending."""
+def order_groups(records, sort_by, order, group_names, collation="pinyin"):
+    """Sort records in place: by sort_by (None values last) or by the group keys ascending.
+    Text keys follow ``collation`` (pinyin with digits by value by default, ``xlakit.collate``)."""
     if sort_by:
         desc = (order or "desc") == "desc"
         present = [r for r in records if r.get(sort_by) is not None]
         missing = [r for r in records if r.get(sort_by) is None]
-        present.sort(key=lambda r: tio.sort_key(r[sort_by]), reverse=desc)
+        present.sort(key=lambda r: tio.sort_key(r[sort_by], collation), reverse=desc)
         records[:] = present + missing
         return
     desc = order == "desc"
-    records.sort(key=lambda r: tuple(tio.sort_key(r[g]) for g in group_names), reverse=desc)
+    records.sort(key=lambda r: tuple(tio.sort_key(r[g], collation) for g in group_names), reverse=desc)
 
 
 def _metric_entry(column, func, alias, skip):
@@ -226,6 +229,10 @@ def calc(table, params):
     if top is not None and (not isinstance(top, int) or top < 1):
         raise ToolError("top 应是大于 0 的整数，收到的是 %r" % top)
     sort_by = resolve_sort_by(params.get("sort_by"), [g[2] for g in groups], metrics)
+    try:
+        collation = collate.check_mode(params.get("sort"))
+    except ValueError as exc:
+        raise ToolError(str(exc))
 
     buckets, used, filtered, skips, specs = aggregate(table, groups, metrics, where, include_totals)
 
@@ -247,7 +254,7 @@ def calc(table, params):
         for alias, acc in zip(aliases, accs):
             record[alias] = acc.result()
         records.append(record)
-    order_groups(records, sort_by, order, group_names)
+    order_groups(records, sort_by, order, group_names, collation)
     group_count = len(records)
     if top:
         records = records[:top]

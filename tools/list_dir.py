@@ -7,7 +7,8 @@ dot-files and Windows/macOS hidden items unless asked, keeps going when a single
 read (that row carries ``error``), and pages within the output cap.
 
 Parameters: path (folder; default the home folder; ``~``, 桌面/下载/文档 and workspace-relative names
-work), sort_by name/time/size, limit (default 100, at most 1000), offset (continue a long listing),
+work), sort_by name/time/size, sort (how names are ordered: pinyin, the default -- Chinese names by
+pinyin, digits by value, ``第2章`` before ``第10章`` -- or codepoint), limit (default 100, at most 1000), offset (continue a long listing),
 hidden (include hidden entries).
 
 Returns: path, entries [{name, path, type file/dir/symlink/other, size, size_text, mtime, target
@@ -22,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import paths  # noqa: E402
 from xlakit import filetools as ft  # noqa: E402
+from xlakit import collate  # noqa: E402
+from xlakit.errors import ToolError  # noqa: E402
 
 MAX_LIMIT = 1000
 
@@ -30,8 +33,12 @@ def main(params):
     folder = paths.resolve_read(params.get("path") or "~", want="dir")
     params.setdefault("limit", 100)
     limit = rt.clamp(params, "limit", MAX_LIMIT, 1)
+    try:
+        collation = collate.check_mode(params.get("sort"))
+    except ValueError as exc:
+        raise ToolError(str(exc))
     rows, summary, incomplete = ft.list_dir(folder, params.get("sort_by", "name"), bool(params.get("hidden")),
-                                            deadline=rt.deadline)
+                                            deadline=rt.deadline, collation=collation)
     if incomplete:
         rt.warn("文件夹里的条目太多，在时间上限内只列出了 %d 个" % len(rows))
     base = {"path": folder, "sort_by": params.get("sort_by", "name"), "summary": summary}

@@ -13,7 +13,8 @@ Parameters: path, row, col ({"column", "date_bucket" year/quarter/month/week/day
 func (sum / avg / max / min / count / count_rows / distinct_count; count counts the values sum/avg
 use, placeholders such as ``-`` are empty; count_rows, or count without value, counts rows; the
 answer's ``counts`` says which), where,
-include_totals, order (label | total), max_rows (100), max_cols (60), sheet, header_row, out_path
+include_totals, order (label | total), sort (pinyin: Chinese labels by pinyin and digits by value,
+``第2组`` before ``第10组``, the default; codepoint), max_rows (100), max_cols (60), sheet, header_row, out_path
 (default ``~/.xla/workspace/<源名>_透视.xlsx``), out_sheet (default 透视表).
 
 Returns ``path``, ``row_count`` / ``column_count`` (data rows and columns of the pivot, 其他
@@ -25,7 +26,7 @@ and ``warnings``.
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import collate, paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.pivot import MAX_COLS, MAX_ROWS, Pivot, number_format_for  # noqa: E402
@@ -36,17 +37,25 @@ ROWS_CAP, COLS_CAP = 1000, 200
 PREVIEW_ROWS = 12
 
 
+def _collation(params):
+    try:
+        return collate.check_mode(params.get("sort"))
+    except ValueError as exc:
+        raise ToolError(str(exc))
+
+
 def main(params):
     source = paths.resolve_read(params.get("path"), "path")
     max_rows = int(rt.clamp(params, "max_rows", ROWS_CAP, 1) or MAX_ROWS)
     max_cols = int(rt.clamp(params, "max_cols", COLS_CAP, 1) or MAX_COLS)
+    collation = _collation(params)
     table = tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
     try:
         where = tio.compile_where(table, params.get("where")) if params.get("where") else None
         job = Pivot(table, params.get("row"), params.get("col"), value=params.get("value"),
                     func=params.get("func") or "sum", where=where,
                     include_totals=bool(params.get("include_totals")), max_rows=max_rows, max_cols=max_cols,
-                    order=params.get("order") or "label", deadline=rt.deadline)
+                    order=params.get("order") or "label", deadline=rt.deadline, collation=collation)
         target = table_write.output_path(params.get("out_path"), source, "透视", ext="xlsx")
         job.run()
         if not job.rows_used:

@@ -147,7 +147,8 @@ SORT_KEYS = ("name", "time", "size")
 
 def list_dir(folder, sort_by="name", hidden=False, deadline=None):
     """All entries of ``folder`` (sorted) and a summary. Unreadable entries keep an ``error``;
-    an unreadable folder raises ToolError. Stops early (``incomplete``) when the deadline passes."""
+    an unreadable folder raises ToolError. Stops early (``incomplete``) when the deadline passes.
+    Names sort folders first, then by ``xlakit.collate`` (pinyin, digits by value; or codepoint)."""
     rows, stats = [], {}
     skipped_hidden = 0
     incomplete = False
@@ -175,7 +176,8 @@ def list_dir(folder, sort_by="name", hidden=False, deadline=None):
     elif sort_by == "size":
         rows.sort(key=lambda r: (r["size"] if r["size"] is not None else -1), reverse=True)
     else:
-        rows.sort(key=lambda r: (r["type"] != "dir", natural_key(r["name"])))
+        from . import collate
+        rows.sort(key=lambda r: (r["type"] != "dir", collate.name_key(r["name"], collation)))
     files = sum(1 for r in rows if r["type"] == "file")
     dirs = sum(1 for r in rows if r["type"] == "dir")
     total = sum(r["size"] or 0 for r in rows if r["type"] == "file")

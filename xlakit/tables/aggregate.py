@@ -4,6 +4,7 @@ Sums are exact decimals (each float enters through its shortest repr, so 0.1 + 0
 total matches Excel's SUM); cells a metric cannot use are counted with examples (``SkipLog``),
 never read as 0. calc_table uses these today, pivot_table and the other table tools next.
 """
+from ..collate import value_key
 from ..errors import ToolError
 from .values import (Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
                      key_value, parse_date, shorten, to_decimal)
@@ -303,14 +304,7 @@ def make_metric(func, skip):
 # =============================================================================================
 # Sorting and misc helpers for tools
 
-def sort_key(value):
-    """Orders mixed group keys: numbers, then text (and date labels), then booleans; None last."""
-    if value is None:
-        return (3, 0, "")
-    if isinstance(value, bool):
-        return (2, int(value), "")
-    if isinstance(value, (int, float)):
-        return (0, value, "")
-    return (1, 0, str(value))
-
-
+def sort_key(value, mode="pinyin"):
+    """Orders mixed group keys: numbers, then text (pinyin, digits by value: ``xlakit.collate``),
+    then booleans; None last. ``mode`` "codepoint" orders text by code point instead."""
+    return value_key(value, mode)

@@ -131,12 +131,13 @@ class Axis(object):
         return dated
 
 
-def label_sort_key(key):
+def label_sort_key(key, mode="pinyin"):
+    """Row/column order: the keys by ``sort_key`` (pinyin, digits by value), then （空白）, （非日期）."""
     if key is None:
-        return (4, 1, 0, "")
+        return (4, 1, 0, ())
     if key in _SPECIAL_ORDER:
-        return (4, _SPECIAL_ORDER[key], 0, "")
-    return (0,) + sort_key(key)
+        return (4, _SPECIAL_ORDER[key], 0, ())
+    return (0,) + sort_key(key, mode)
 
 
 class Pivot(object):
@@ -148,7 +149,7 @@ class Pivot(object):
     the metric could not use), ``grand`` (the grand total as a JSON number)."""
 
     def __init__(self, table, row, col, value=None, func="sum", where=None, include_totals=False,
-                 max_rows=MAX_ROWS, max_cols=MAX_COLS, order="label", deadline=None):
+                 max_rows=MAX_ROWS, max_cols=MAX_COLS, order="label", deadline=None, collation="pinyin"):
         self.table = table
         self.func = check_func(func or "sum", "func")
         self.row = Axis(table, row, "row")
@@ -168,6 +169,7 @@ class Pivot(object):
         if order not in ("label", "total"):
             raise ToolError("order 只能是 label（按行/列的名称或日期排列，默认）或 total（按合计从大到小），收到的是 %r" % (order,))
         self.order = order
+        self.collation = collation
         self.where = where
         self.include_totals = include_totals
         self.max_rows = max(1, int(max_rows))
@@ -239,16 +241,16 @@ class Pivot(object):
         if len(keys) > limit:
             def by_total(k):
                 v = rank_value(totals[k], self.func)
-                return (v is None, -(v if v is not None else 0), label_sort_key(k))
+                return (v is None, -(v if v is not None else 0), label_sort_key(k, self.collation))
             ranked = sorted(keys, key=by_total)
             kept, folded = ranked[:limit], ranked[limit:]
         else:
             kept, folded = keys, []
         if self.order == "total":
             kept.sort(key=lambda k: (rank_value(totals[k], self.func) is None,
-                                     -(rank_value(totals[k], self.func) or 0), label_sort_key(k)))
+                                     -(rank_value(totals[k], self.func) or 0), label_sort_key(k, self.collation)))
         else:
-            kept.sort(key=label_sort_key)
+            kept.sort(key=lambda k: label_sort_key(k, self.collation))
         return kept, folded
 
     def build(self):
@@ -352,7 +354,7 @@ class Pivot(object):
         """The ``n`` biggest keys of an axis by total, as [{"key", "total"}] (before the 其他 cut)."""
         tot = self.build()["row_tot" if axis == "row" else "col_tot"]
         ranked = sorted(tot, key=lambda k: (rank_value(tot[k], self.func) is None,
-                                            -(rank_value(tot[k], self.func) or 0), label_sort_key(k)))
+                                            -(rank_value(tot[k], self.func) or 0), label_sort_key(k, self.collation)))
         return [{"key": self._label(k), "total": tot[k].result()} for k in ranked[:n]]
 
     def bucket_notes(self):

@@ -44,8 +44,8 @@ from .values import col_letter, is_total_label
 from .xlsx_new import sheet_head_xml
 from .xlsx_parts import Book, Fallback, Styles, copy_package, fix_count, parse_attrs, prefix_for, split_ref
 from .xlsx_rows import CHUNK, V_RE, Renderer, row_cells, row_values, row_xml, scan_sheet, shared_strings, style_attr
-from .xlsx_shift import (Shift, Totals, shift_table, shift_tail, shift_workbook, totals_block, totals_rows,
-                         without_calc_chain)
+from .xlsx_shift import (Shift, Totals, mentions_sheet, shift_table, shift_tail, shift_workbook, totals_block,
+                         totals_rows, without_calc_chain)
 
 BIG_SHEET = 16 << 20        # above this (uncompressed), the sheet is deflated at level 1: 4x faster
 REL_WORKSHEET = opc.NS_OFFICE_RELS + "/worksheet"
@@ -247,6 +247,11 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
             moved.append(shift.move_row(rm.group(0), r, totals if r in plan.totals_rows else None))
         block += b"".join(moved)
         total_last = new_last
+        with zipfile.ZipFile(book.path) as zf:
+            for _name, _sid, _rid, other, kind in book.sheets:
+                if kind == "worksheet" and other != plan.part and other in book.names and \
+                        mentions_sheet(zf, other, plan.target):
+                    replaced[other] = _other_sheet(book, other, shift)
     else:
         total_last = max(new_last, start - 1)
     replaced[plan.part] = lambda out: _stream_sheet(book, plan, out, block, start, total_last, ncols, stats, shift)
@@ -284,6 +289,24 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
         info["totals_updated"] = totals.updates
         info["totals_moved"] = {"from": start, "to": start + len(rows)}
         info["recalc_on_open"] = shift.recalc
+
+
+def _other_sheet(book, part, shift):
+    """Another sheet streamed with its formulas that name the target sheet moved."""
+    def write(out):
+        with zipfile.ZipFile(book.path) as zf, zf.open(part) as fh:
+            carry = b""
+            while True:
+                chunk = fh.read(CHUNK)
+                if not chunk:
+                    break
+                data = carry + chunk
+                k = data.rfind(b"row>")          # whole rows only: a formula never spans two writes
+                k = k + 4 if k >= 0 else 0
+                out.write(shift.formulas_above(data[:k], other_sheet=True))
+                carry = data[k:]
+            out.write(shift.formulas_above(carry, other_sheet=True))
+    return write
 
 
 def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats, shift=None):

@@ -1,6 +1,11 @@
 """Writing into an existing xlsx/xlsm through openpyxl: replace one sheet (the others kept, same
 order), add a sheet, or append after the last row holding a value.
 
+Only what truly needs a whole re-save comes here: replacing a sheet, and the rare append the
+direct package edit (``xlsx_append``) cannot do (an empty sheet, an unusual package). Every other
+append and new sheet is written directly; ``write.py`` estimates the re-save time first
+(``target.resave_seconds``) and refuses up front when it would not fit in the time left.
+
 Appended rows look like the rows above (their style copied, date formats kept), an Excel table
 or auto-filter that ended at the old last row grows with them, a repeated header row is dropped,
 and a totals row at the bottom is reported (its formula will not include the new rows). Only

@@ -18,8 +18,10 @@ print area). Two rules on top of Excel's:
   such as ``1,234.50`` counts). Any other formula whose text changed loses its cached value and the
   workbook is marked ``fullCalcOnLoad``, so Excel and LibreOffice compute it on open.
 
-References from *other* sheets to this one are not followed (they would need every other sheet
-rewritten); the answer's ``totals_updated`` lists every cell whose total was changed.
+Formulas on *other* sheets that name this one (``台账!C20005``) follow too: a sheet whose XML
+mentions the name is streamed through :meth:`Shift.formulas_above`; the others are copied as they
+are. Charts' series ranges and cell comments are not moved. The answer's ``totals_updated`` lists
+every cell whose total was changed.
 """
 import html
 import re
@@ -120,20 +122,20 @@ class Shift(object):
                 out.append(_ref(a, self.row(int(a.group(4)))))
         return " ".join(out)
 
-    def f_element(self, raw, grow):
+    def f_element(self, raw, grow, qualified_only=False):
         """One ``<f …>text</f>`` element (bytes) moved; returns (bytes, text changed)."""
         m = _F_EL.match(raw)
         if not m:
             return raw, False
         attrs = m.group(2)
-        ref = _REF_ATTR.search(attrs)
+        ref = None if qualified_only else _REF_ATTR.search(attrs)
         if ref:
             attrs = attrs[:ref.start(2)] + self.ranges(ref.group(2).decode("ascii", "replace"), grow).encode(
                 "ascii") + attrs[ref.end(2):]
         text, changed = m.group(3), False
         if text:
             old = html.unescape(text.decode("utf-8"))
-            new = self.formula(old, grow)
+            new = self.formula(old, grow, qualified_only)
             if new != old:
                 text, changed = opc.xml_text(new).encode("utf-8"), True
         p = m.group(1)
@@ -142,14 +144,15 @@ class Shift(object):
         return b"<" + p + b"f" + attrs + b">" + text + b"</" + p + b"f>", changed
 
     # -- the rows above: formulas only -----------------------------------------------------
-    def formulas_above(self, data):
-        """Formulas in rows that do not move (``data``: whole rows of sheet XML). A formula that
+    def formulas_above(self, data, other_sheet=False):
+        """Formulas in rows that do not move (``data``: whole rows of sheet XML; ``other_sheet``:
+        rows of another sheet, where only references naming this sheet move). A formula that
         now points elsewhere loses its cached value (it may read a total that changed)."""
         if b"<f" not in data and b":f" not in data:
             return data
 
         def fix(m):
-            f, changed = self.f_element(m.group(2), False)
+            f, changed = self.f_element(m.group(2), False, other_sheet)
             if not changed and f == m.group(2):
                 return m.group(0)
             if changed and m.group(3):
@@ -421,3 +424,20 @@ def without_calc_chain(book):
     rels = re.sub(r'<(?:\w+:)?Relationship\b[^>]*?Type="[^"]*/calcChain"[^>]*/>', "", book.rels_text)
     ct = re.sub(r'<(?:\w+:)?Override\b[^>]*?PartName="/xl/calcChain\.xml"[^>]*/>', "", book.ct_text)
     return rels, ct, part
+
+
+def mentions_sheet(zf, part, sheet):
+    """Whether worksheet ``part`` may hold a formula naming ``sheet`` (a cheap streamed search)."""
+    names = [sheet.encode("utf-8") + b"!", (sheet.replace("'", "''")).encode("utf-8") + b"'!",
+             opc.xml_text(sheet).encode("utf-8") + b"!"]
+    keep = max(len(n) for n in names)
+    tail = b""
+    with zf.open(part) as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            if not chunk:
+                return False
+            data = tail + chunk
+            if any(n in data for n in names):
+                return True
+            tail = data[-keep:]
