@@ -145,7 +145,7 @@ def _os_error_text(exc):
 SORT_KEYS = ("name", "time", "size")
 
 
-def list_dir(folder, sort_by="name", hidden=False, deadline=None):
+def list_dir(folder, sort_by="name", hidden=False, deadline=None, collation="pinyin"):
     """All entries of ``folder`` (sorted) and a summary. Unreadable entries keep an ``error``;
     an unreadable folder raises ToolError. Stops early (``incomplete``) when the deadline passes.
     Names sort folders first, then by ``xlakit.collate`` (pinyin, digits by value; or codepoint)."""
