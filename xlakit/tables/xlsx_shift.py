@@ -49,6 +49,8 @@ _F_CELL = re.compile(rb"(<(?:\w+:)?c\b[^>]*(?<!/)>)(<(?:\w+:)?f\b[^>]*?(?:/>|>[^
 _CELL = re.compile(rb"<((?:\w+:)?)c\b([^>]*?)(/>|>(.*?)</(?:\w+:)?c>)", re.S)
 _R_ATTR = re.compile(rb'(\sr=")([A-Za-z]*)(\d+)(")')
 _REF_ATTR = re.compile(rb'(\sref=")([^"]*)(")')
+# a whole-column reference (SUM(C:C)): its text stays, its value changes with the new rows
+_WHOLE_COLUMN = re.compile(rb"(?<![\w.$])\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(])")
 _SUM = re.compile(r"^\s*(?:SUM\(|SUBTOTAL\(\s*(?:9|109)\s*,)\s*\$?([A-Za-z]{1,3})\$?(\d+)\s*:\s*\$?([A-Za-z]{1,3})"
                   r"\$?(\d+)\s*\)\s*$", re.I)
 
@@ -153,6 +155,8 @@ class Shift(object):
 
         def fix(m):
             f, changed = self.f_element(m.group(2), False, other_sheet)
+            if not other_sheet and not changed and m.group(3) and _WHOLE_COLUMN.search(f):
+                changed = True          # same text, new value: recalculated on open
             if not changed and f == m.group(2):
                 return m.group(0)
             if changed and m.group(3):
@@ -194,6 +198,11 @@ class Shift(object):
             inner = inner[:fm.start()] + f + inner[fm.end():]
             if changed:
                 inner = self._formula_value(inner, f, fm.group(0), ref, totals)
+            elif _WHOLE_COLUMN.search(f):
+                vm = V_RE.search(inner)         # SUM(C:C): same text, a new value
+                if vm:
+                    inner = inner[:vm.start()] + inner[vm.end():]
+                    self.recalc = True
         elif totals is not None and col is not None:
             inner = totals.plain(attrs, inner, col, ref)
         return b"<" + p + b"c" + attrs + b">" + inner + b"</" + p + b"c>"
