@@ -3,7 +3,10 @@
     python3 bench/corpus_tables.py FOLDER [FOLDER...]
 
 FOLDER holds spreadsheets from a public corpus (for example the ``tests/`` folder of calamine,
-xlrd or SheetJS, brought here with the search tool's fetch). For each file it prints what our
+xlrd or SheetJS ``test_files``, brought here with the search tool's fetch), or the committed
+fixtures (``tests/fixtures/xlsb``, ``tests/fixtures/xls_old``). At the end it prints, per format
+by content, how many files agree cell for cell with calamine, disagree, fail only with us
+(we-fail), fail only with calamine (peer-fails) or with both. For each file it prints what our
 reader made of it (ok with its sheets and cells, or the Chinese error) and what python-calamine
 made of it, then whether the two agree cell by cell. It also runs the real ``read_spreadsheet``
 tool through the host on every file, so a traceback, a timeout or a cut answer shows up as a
@@ -115,6 +118,9 @@ def main(folders):
         for base, _dirs, names in os.walk(folder):
             files += [os.path.join(base, n) for n in sorted(names) if n.lower().endswith(EXTS)]
     totals = {"files": 0, "ours_ok": 0, "cal_ok": 0, "agree": 0, "contract_ok": 0}
+    # per format: agree / disagree (both read it, cells differ) / we-fail (calamine reads it, we do
+    # not) / peer-fails (we read it, calamine does not) / both-fail
+    scores = {}
     home = os.path.join("/tmp", "xla-corpus-home")
     os.makedirs(home, exist_ok=True)
     for path in files:
@@ -137,13 +143,22 @@ def main(folders):
         except BaseException as exc:  # noqa: BLE001 - calamine's Rust panics are BaseException
             b, cal_txt = None, "ERR %s" % str(exc)[:60]
         verdict = ""
+        score = scores.setdefault(fmt_of(path), dict.fromkeys(SCORE_KEYS, 0))
         if a is not None and b is not None:
             same, diff, first = compare(a, b)
             if diff == 0:
                 totals["agree"] += 1
+                score["agree"] += 1
                 verdict = "agree (%d cells)" % same
             else:
+                score["disagree"] += 1
                 verdict = "DIFF %d/%d: %s" % (diff, same + diff, first)
+        elif a is None and b is not None:
+            score["we-fail"] += 1
+        elif a is not None:
+            score["peer-fails"] += 1
+        else:
+            score["both-fail"] += 1
         res = host.run_tool("read_spreadsheet", {"path": path, "limit": 50}, home=home, log=False)
         contract = (not res.timed_out and "Traceback" not in res.stdout + res.stderr and
                     len(res.stdout) <= 20000 and isinstance(res.data, dict))
@@ -152,6 +167,21 @@ def main(folders):
                                                            "" if contract else "  CONTRACT BROKEN: " + res.stderr[-200:]))
     print("\n%(files)d files: our reader read %(ours_ok)d, calamine %(cal_ok)d; cell-for-cell agreement on "
           "%(agree)d; tool contract held on %(contract_ok)d" % totals)
+    print("\n%-8s %6s " % ("format", "files") + " ".join("%10s" % k for k in SCORE_KEYS) + "   (beside calamine)")
+    for fmt in sorted(scores):
+        sc = scores[fmt]
+        print("%-8s %6d " % (fmt, sum(sc.values())) + " ".join("%10d" % sc[k] for k in SCORE_KEYS))
+
+
+SCORE_KEYS = ("agree", "disagree", "we-fail", "peer-fails", "both-fail")
+
+
+def fmt_of(path):
+    """The format by content where we can tell it (a renamed file counts as what it is)."""
+    try:
+        return tf.sniff(path)
+    except Exception:  # noqa: BLE001 - unreadable: by its suffix
+        return os.path.splitext(path)[1].lower().lstrip(".") or "?"
 
 
 if __name__ == "__main__":

@@ -832,6 +832,12 @@ def test_serial_to_value():
     assert serial_to_value(-5, DATE) == -5
     assert serial_to_value(3e6, DATE) == 3e6
     assert serial_to_value(7, None) == 7
+    # a fraction of day 0 is a time of day whatever the format (issue 27: not 1899-12-31 16:00);
+    # day 0 itself with a date format stays Excel's 1900-01-00, and in 1904 day 0 is a real date
+    assert serial_to_value(0.6666666666666666, DATETIME) == T(16, 0)
+    assert serial_to_value(0.25, DATE) == T(6, 0)
+    assert serial_to_value(0, DATE) == D(1899, 12, 31)
+    assert serial_to_value(0.5, DATETIME, date1904=True) == DT(1904, 1, 1, 12, 0)
 
 
 def test_integral_float_rule(tmp_path):

@@ -4,7 +4,8 @@ Users call many things "a spreadsheet": real xlsx/xlsm, old binary xls, csv/tsv/
 GBK, the HTML tables that business systems export under an ``.xls`` name, an xlsx renamed
 ``.xls``. The suffix is often a lie, so ``sniff(path)`` looks at the bytes:
 
-- zip with an Excel workbook part -> "xlsx" (any zip: .xlsx, .xlsm, a renamed .xls);
+- zip with an Excel workbook part -> "xlsx" (any zip: .xlsx, .xlsm, a renamed .xls); with a
+  binary ``xl/workbook.bin`` instead -> "xlsb" (Excel binary workbook, ``xlsb`` module);
   other zips (docx, odt, pptx, plain zip) and broken zips -> FormatError saying what it is;
 - zip with an OpenDocument spreadsheet mimetype -> "ods" (LibreOffice/WPS ``.ods``);
 - OLE compound file -> "xls" when it holds a ``Workbook``/``Book`` stream (this includes WPS
@@ -40,14 +41,14 @@ __all__ = ["FormatError", "SheetInfo", "BaseBook", "sniff", "open_book", "NOCACH
 HEAD = sniffer.HEAD
 ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
 DAMAGED = "文件已损坏或不完整（%s）。请确认文件已完整下载/复制；能用 Excel/WPS 打开的话，另存一份再试"
-NOT_TABLE = ("不是表格文件（%s）。支持 xlsx/xlsm/xls/et/ods/csv/tsv/txt，以及系统导出的网页格式和"
+NOT_TABLE = ("不是表格文件（%s）。支持 xlsx/xlsm/xlsb/xls/et/ods/csv/tsv/txt，以及系统导出的网页格式和"
              " Excel 2003 XML 格式的 .xls")
 # What the toolbox's document reader takes instead; the runtime names it only if it exists.
 DOCUMENT_TOOL = "read_document"
 
 
 def sniff(path):
-    """"xlsx" | "xls" | "et" | "ods" | "fods" | "spreadsheetml" | "csv" | "html": the tables'
+    """"xlsx" | "xlsb" | "xls" | "et" | "ods" | "fods" | "spreadsheetml" | "csv" | "html": the tables'
     policy on top of ``xlakit.sniff`` (which says what the bytes are); FormatError, in Chinese
     and naming the tool to use where one fits, for everything a table reader does not take."""
     try:
@@ -69,6 +70,10 @@ def sniff(path):
         if kind.damaged:
             raise FormatError(DAMAGED % "压缩结构不完整，可能只下载/复制了一部分")
         return "xlsx"
+    if k == "xlsb":
+        if kind.damaged:
+            raise FormatError(DAMAGED % "压缩结构不完整，可能只下载/复制了一部分")
+        return "xlsb"
     if kind.encrypted and k == "ole":
         raise FormatError(ENCRYPTED)
     if k in ("xls", "et"):
@@ -143,8 +148,6 @@ def _refusal(kind):
     k, detail = kind.kind, kind.detail
     if kind.damaged and k == "zip":
         return DAMAGED % "压缩结构不完整，可能只下载/复制了一部分", None
-    if k == "xlsb":
-        return "这是 Excel 二进制工作簿（.xlsb），暂不支持。请用 Excel/WPS 另存为 .xlsx 再试", None
     if k in ("docx", "doc", "wps", "odt", "pptx", "ppt", "odp", "rtf", "pdf"):
         return "这是%s，不是表格" % detail, DOCUMENT_TOOL
     if k == "xml":
@@ -173,6 +176,9 @@ def open_book(path, **options):
     if kind == "xlsx":
         from .xlsx import XlsxBook
         return XlsxBook(path, **options)
+    if kind == "xlsb":
+        from .xlsb import XlsbBook
+        return XlsbBook(path)
     if kind in ("xls", "et"):
         from .xls import XlsBook
         book = XlsBook(path)

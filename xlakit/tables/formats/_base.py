@@ -128,7 +128,9 @@ def serial_to_value(serial, kind, date1904=False):
     - DATE with an integral serial -> ``datetime.date``;
     - a fractional serial, or DATETIME -> ``datetime.datetime`` (rounded to the millisecond,
       as Excel stores times as binary fractions of a day);
-    - a serial below 1 with a TIME or ELAPSED format -> ``datetime.time``;
+    - a serial below 1 with a TIME or ELAPSED format, or with a fraction whatever the date
+      format -> ``datetime.time`` (serial 0 itself with a date format stays Excel's 1900-01-00,
+      read as 1899-12-31);
     - ELAPSED durations of a day or more ([h]:mm) stay numbers: they are not points in time.
     Excel's 1900 system believes 1900 was a leap year: serial 60 is the non-existent 1900-02-29
     (read as 1900-02-28 here) and serials below 60 are one day off from a plain count.
@@ -144,7 +146,10 @@ def serial_to_value(serial, kind, date1904=False):
         return serial
     ms = int(round(serial * _MS_PER_DAY))
     days, ms = divmod(ms, _MS_PER_DAY)
-    if days == 0 and kind in (TIME, ELAPSED):
+    if days == 0 and (kind in (TIME, ELAPSED) or (ms and not date1904)):
+        # a serial below 1 is a time of day, whatever the format says (Excel shows 0.6667 in a
+        # date+time format as 16:00, not as a moment on the non-existent 1900-01-00; in the
+        # 1904 system day 0 is a real date, 1904-01-01)
         return _ms_to_time(ms)
     if date1904:
         base = _EPOCH_1904
@@ -245,11 +250,15 @@ class BaseBook(object):
     def formula_without_value(self):
         """None, or ``{"count": N, "sheets": {name: n}, "example": {"sheet", "cell", "formula"}}``
         for the formula cells without a cached value met in the rows read so far."""
-        if not self._nocache:
+        return self.formula_without_value_in()
+
+    def formula_without_value_in(self, sheet=None):
+        """``formula_without_value`` of one sheet (None: all sheets read so far)."""
+        found = [(name, e) for name, e in self._nocache.items() if sheet is None or name == sheet]
+        if not found:
             return None
-        sheets = {name: e[0] for name, e in self._nocache.items()}
-        example = next(e[2] for e in self._nocache.values())
-        return {"count": sum(sheets.values()), "sheets": sheets, "example": example}
+        sheets = {name: e[0] for name, e in found}
+        return {"count": sum(sheets.values()), "sheets": sheets, "example": found[0][1][2]}
 
     def __enter__(self):
         return self
