@@ -325,3 +325,20 @@ def last_rows(path, first):
             cells["".join(ch for ch in c.get("r") if ch.isalpha())] = text
         out[int(el.get("r"))] = cells
     return out
+
+
+def test_whole_column_formulas_are_recalculated_on_open(write, tmp_path):
+    """SUM(B:B) keeps its text after the insertion but not its value: the stale cached value goes
+    and the workbook is computed on open (LibreOffice shows the new numbers)."""
+    target = tmp_path / "整列.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in (["项目", "金额", "占比"], ["a", 1, "=B2/SUM(B:B)*2"], ["b", 2], ["合计", "=SUM(B2:B3)", "=SUM(B:B)/2"]):
+        ws.append(row)
+    wb.save(str(target))
+    lo_resave(target, tmp_path)
+    write({"path": str(target), "mode": "append", "rows": [["c", 3]]})
+    cached = openpyxl.load_workbook(str(target), data_only=True).active
+    assert cached["B5"].value == 6 and cached["C2"].value is None and cached["C5"].value is None
+    lo = lo_rows(target, tmp_path)
+    assert lo[4] == ["合计", "6", "6"] and abs(float(lo[1][2]) - 1 / 6) < 1e-12
