@@ -16,7 +16,9 @@ and the same safety rules must hold everywhere:
 - the path goes through ``paths.resolve_write`` (the deny list for every writer).
 
 Layout: ``cells`` (value conversion, row checks), ``target`` (what the file is, what a re-save
-loses), ``xlsx_new`` (fast streaming SpreadsheetML writer), ``xlsx_existing`` (openpyxl),
+loses and how long it takes), ``xlsx_new`` (fast streaming SpreadsheetML writer), ``xlsx_append``
+(+ ``xlsx_parts``, ``xlsx_rows``, ``xlsx_shift``: appends and new sheets by editing an existing
+package directly, rows above a totals block), ``xlsx_existing`` (openpyxl, for replacing a sheet),
 ``xls_write`` (xlwt), ``csv_write``; this module only dispatches.
 
 API:
