@@ -12,6 +12,9 @@ format code such as ``#,##0.00`` for every number cell), ``column_formats`` ({0-
 format code}, for the number cells of those columns: derived tables' converted money columns) and
 ``freeze`` ([rows, cols] kept in view).
 Without it the output is exactly what it always was.
+
+Every new workbook prints sensibly (``page_setup_xml``): fit to the page width, landscape when
+wider than ``LANDSCAPE_COLUMNS`` columns, the header row repeated on each page and frozen on screen.
 """
 import datetime
 import itertools
@@ -61,7 +64,7 @@ _PKG_WORKBOOK = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     '<workbook xmlns="' + _NS_MAIN + '" xmlns:r="' + _NS_REL + '">'
     '<bookViews><workbookView activeTab="0"/></bookViews>'
-    '<sheets><sheet name="%(name)s" sheetId="1" r:id="rId1"/></sheets></workbook>')
+    '<sheets><sheet name="%(name)s" sheetId="1" r:id="rId1"/></sheets>%(names)s</workbook>')
 _PKG_STYLES = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     '<styleSheet xmlns="' + _NS_MAIN + '">'
@@ -205,13 +208,15 @@ def _lookahead(rows):
     yield prev, True
 
 
-def sheet_head_xml(freeze_rows, freeze_cols, widths, selected=True):
+def sheet_head_xml(freeze_rows, freeze_cols, widths, selected=True, fit_page=False):
     """A worksheet's XML up to ``<sheetData>``: frozen panes (rows above / columns left of the
     split), column widths. Every writer that makes a sheet (new workbook, styled report, a sheet
-    added to an existing workbook) starts it with this."""
+    added to an existing workbook) starts it with this. ``fit_page`` adds the ``sheetPr`` that
+    lets ``page_setup_xml``'s fit-to-width take effect."""
     parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<worksheet xmlns="%s" xmlns:r="%s"><sheetViews><sheetView %sworkbookViewId="0">'
-             % (_NS_MAIN, _NS_REL, 'tabSelected="1" ' if selected else "")]
+             '<worksheet xmlns="%s" xmlns:r="%s">%s<sheetViews><sheetView %sworkbookViewId="0">'
+             % (_NS_MAIN, _NS_REL, '<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' if fit_page else "",
+                'tabSelected="1" ' if selected else "")]
     fr, fc = freeze_rows, freeze_cols
     if fr or fc:
         top_left = "%s%d" % (col_letter(fc), fr + 1)
@@ -229,14 +234,38 @@ def sheet_head_xml(freeze_rows, freeze_cols, widths, selected=True):
     return "".join(parts)
 
 
-def _write_parts(zf, title, styles_xml):
+# Printing: a new table prints the way a person expects, not one column per page. Wider than this
+# many columns -> landscape; always fit all columns to the page width (as many pages down as it
+# takes), repeat the header row on every page, narrow margins, A4.
+LANDSCAPE_COLUMNS = 8
+
+
+def page_setup_xml(width):
+    """``<pageMargins/><pageSetup/>`` for a sheet ``width`` columns wide (goes after sheetData)."""
+    return ('<printOptions horizontalCentered="1"/>'
+            '<pageMargins left="0.4" right="0.4" top="0.6" bottom="0.6" header="0.3" footer="0.3"/>'
+            '<pageSetup paperSize="9" orientation="%s" fitToWidth="1" fitToHeight="0"/>'
+            % ("landscape" if width > LANDSCAPE_COLUMNS else "portrait"))
+
+
+def print_titles_xml(title, header):
+    """The workbook's ``definedNames``: the header row repeated on every printed page."""
+    if not header:
+        return ""
+    quoted = "'%s'" % title.replace("'", "''")
+    return ('<definedNames><definedName name="_xlnm.Print_Titles" localSheetId="0">%s!$1:$1</definedName>'
+            '</definedNames>' % opc.xml_text(quoted))
+
+
+def _write_parts(zf, title, styles_xml, header=False):
     """Every part of a one-sheet workbook except the sheet itself (which is streamed after)."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
     zf.writestr("_rels/.rels", _PKG_RELS)
     zf.writestr("docProps/app.xml", _PKG_APP)
     zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
-    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title)})
+    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
+                                                    "names": print_titles_xml(title, header)})
     zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
     zf.writestr("xl/styles.xml", styles_xml)
 
@@ -247,11 +276,12 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
         return _write_styled(tmp, title, head, rest, stats, counter, styles)
     header = bool(head) and looks_like_header(head[0])
     widths = column_widths(head)
+    width = max([len(r) for r in head] or [0])
     letters = []
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        _write_parts(zf, title, _PKG_STYLES)
+        _write_parts(zf, title, _PKG_STYLES, header)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
-            parts = [sheet_head_xml(1 if header else 0, 0, widths)]
+            parts = [sheet_head_xml(1 if header else 0, 0, widths, fit_page=True)]
             buffered = 0
             for r, row in enumerate(itertools.chain(head, rest), start=1):
                 clean_xml_row(row, stats)
@@ -266,7 +296,7 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
                 if buffered >= 2000:
                     raw.write("".join(parts).encode("utf-8"))
                     parts, buffered = [], 0
-            parts.append("</sheetData></worksheet>")
+            parts.append("</sheetData>" + page_setup_xml(width) + "</worksheet>")
             raw.write("".join(parts).encode("utf-8"))
 
 
@@ -284,11 +314,13 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
     codes = sorted(set(by_column.values()))
     column_xf = dict((c, (11 + 2 * codes.index(code), 12 + 2 * codes.index(code))) for c, code in by_column.items())
     widths = column_widths([[_shown(v, by_column.get(c, numfmt)) for c, v in enumerate(row)] for row in head])
+    width = max([len(r) for r in head] or [0])
+    header = bool(head) and fr >= 1
     letters = []
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        _write_parts(zf, title, _styled_stylesheet(numfmt, codes))
+        _write_parts(zf, title, _styled_stylesheet(numfmt, codes), header)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
-            parts = [sheet_head_xml(fr, fc, widths)]
+            parts = [sheet_head_xml(fr, fc, widths, fit_page=True)]
             buffered = 0
             for r, (row, last) in enumerate(_lookahead(itertools.chain(head, rest)), start=1):
                 clean_xml_row(row, stats)
@@ -306,5 +338,5 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
                 if buffered >= 2000:
                     raw.write("".join(parts).encode("utf-8"))
                     parts, buffered = [], 0
-            parts.append("</sheetData></worksheet>")
+            parts.append("</sheetData>" + page_setup_xml(width) + "</worksheet>")
             raw.write("".join(parts).encode("utf-8"))
