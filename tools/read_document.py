@@ -45,7 +45,8 @@ def main(params):
     window = min(max_chars or rt.OUTPUT_LIMIT, rt.OUTPUT_LIMIT)
     try:
         doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline,
-                             ocr=params.get("ocr") or "auto", start_page=params.get("start_page"))
+                             ocr=params.get("ocr") or "auto", start_page=params.get("start_page"),
+                             skip_to=offset)
     except FormatError as exc:
         refused = exc.extra.pop("refused", None)
         if refused and os.environ.get("XLA_DEBUG"):

@@ -40,9 +40,11 @@ def converter(name):
     return importlib.import_module("." + name, __name__)
 
 
-def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=None):
+def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=None, skip_to=None):
     """Convert ``path``; stop once more than ``stop_at`` characters are out (``complete`` False).
-    ``ocr``: "auto" | "off" | "force"; ``start_page``: first page to read (PDF, multi-page TIFF)."""
+    ``ocr``: "auto" | "off" | "force"; ``start_page``: first page to read (PDF, multi-page TIFF).
+    ``skip_to``: the offset the caller will show text from; a PDF then starts at the page holding
+    it and the text before is blank padding of the same length (``page_offsets``)."""
     try:
         kind = kind or sniff(path)
     except OSError as exc:
@@ -61,6 +63,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
             continue
         out = Builder(stop_at=stop_at, deadline=deadline)
         out.ocr, out.start_page, next_page = ocr, start_page, None
+        out.skip_to = skip_to     # the caller shows text from here on: a PDF may start at that page
         complete = True
         try:
             mod.convert(path, kind, out, deadline)

@@ -57,6 +57,8 @@ class Builder:
         self.warnings = []
         self.page_count = None      # pages or slides in the whole file, when the format knows
         self.encoding = None        # text formats: the codec used
+        self.skip_to = None         # the caller reads from this offset: a converter that can jump
+                                    # (pdf, by page) may pad what comes before it (pad_to)
 
     def _add(self, text):
         if self.parts:
@@ -70,6 +72,18 @@ class Builder:
             self.deadline.check("读取文档")
         if self.stop_at is not None and self.size > self.stop_at:
             raise Enough()
+
+    def next_offset(self):
+        """Where the next block's text will start in the whole document."""
+        return self.size + (1 if self.parts else 0)
+
+    def pad_to(self, offset):
+        """Stand in for skipped blocks with blanks of the same length, so the next block starts
+        at ``offset`` and every offset keeps meaning the same character of the whole document
+        (the caller only returns text from ``skip_to`` on, which is never padding)."""
+        if offset > 0 and not self.parts:
+            self.parts.append(" " * (offset - 1))     # _add puts the "\n" before the next block
+            self.size = offset - 1
 
     def para(self, text, clean=True):
         text = clean_inline(text) if clean else text

@@ -11,6 +11,8 @@ An encrypted PDF is first opened with the empty password (many "protected" PDFs 
 printing or copying); a real open password gives a clear error.
 """
 from .base import FormatError, Enough
+from .page_offsets import PageOffsets
+from .pdf_text import page_text
 
 NAME = "pdf"
 LABEL = "PDF 文件"
@@ -38,7 +40,9 @@ def _open(path):
     try:
         reader = pypdf.PdfReader(path, strict=False)
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types for damaged files
-        raise FormatError("PDF 文件已损坏，无法打开（%s）。请确认文件完整（下载是否中断），或用阅读器另存一份再试" % _short(exc))
+        reader = _repaired(pypdf, path)
+        if reader is None:
+            raise FormatError("PDF 文件已损坏，无法打开（%s）。请确认文件完整（下载是否中断），或用阅读器另存一份再试" % _short(exc))
     if reader.is_encrypted:
         try:
             result = reader.decrypt("")
@@ -50,6 +54,23 @@ def _open(path):
         if not result:
             raise FormatError(PASSWORD)
     return reader
+
+
+def _repaired(pypdf, path):
+    """A reader over the file with its object table rebuilt by scanning (pdf_repair), or None."""
+    import io
+    from .pdf_repair import rebuilt
+    try:
+        with open(path, "rb") as fh:
+            data = rebuilt(fh.read())
+        if data is None:
+            return None
+        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        len(reader.pages)
+        reader.xla_repaired = True
+        return reader
+    except Exception:  # noqa: BLE001 - still unreadable: the caller reports the first error
+        return None
 
 
 def _short(exc):
@@ -82,6 +103,8 @@ def convert(path, kind, out, deadline=None):
     except Exception as exc:  # noqa: BLE001
         raise FormatError("PDF 文件的页面结构已损坏（%s），无法读取" % _short(exc))
     out.page_count = count
+    if getattr(reader, "xla_repaired", False):
+        out.warnings.append("PDF 的交叉引用表缺失或损坏，已按文件里的对象重新建立后读取，个别内容可能缺失")
     try:
         meta = reader.metadata
         if meta and meta.title and str(meta.title).strip():
@@ -93,13 +116,29 @@ def convert(path, kind, out, deadline=None):
     empty_pages = []
     texted = 0
     first = min(max(1, getattr(out, "start_page", None) or 1), max(count, 1))
+    # Later windows start at the page they need, not at page 1 (page_offsets).
+    offsets = None
+    if first == 1 and getattr(out, "ocr", "auto") != "force":
+        offsets = PageOffsets(path)
+        jump = offsets.start_before(out.skip_to or 0, count) if out.skip_to else None
+        if jump and jump[0] > 1:
+            first, texted = jump[0], jump[2]
+            out.pad_to(jump[1])
+    try:
+        _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted)
+    finally:
+        if offsets is not None:
+            offsets.save()
+
+
+def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted):
     for number in range(first, count + 1):
         scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
             deadline.check("读取 PDF（已读到第 %d 页，共 %d 页）" % (number, count))
         try:
             page = reader.pages[number - 1]
-            text = page.extract_text() or ""
+            text = page_text(page)      # pypdf's text, fake-bold copies dropped
         except Enough:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken page must not lose the others
@@ -107,9 +146,13 @@ def convert(path, kind, out, deadline=None):
             continue
         lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
         body = "\n".join(line for line in lines if line.strip())
+        if offsets is not None:
+            offsets.note(number, out.next_offset(), texted)
         out.page(number)
         if scan.wants(page, body) and scan.read(number, page):
             texted += 1
+            if offsets is not None:
+                offsets.open = False       # OCR text is not ours to promise stable offsets for
         elif body.strip():
             texted += 1
             out.para(body)

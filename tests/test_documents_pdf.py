@@ -1,0 +1,46 @@
+"""read_document on PDFs as others wrote them (issue 26), spawned as the host does: no xref
+table, fake bold, and paging a long PDF window by window from the page cache."""
+import os
+
+from conftest import FIXTURES, ok
+
+DOCS = os.path.join(FIXTURES, "documents")
+
+
+def read(run, path, **kw):
+    return ok(run("read_document", dict({"path": path}, **kw)))
+
+
+def test_pdf_without_xref_is_rebuilt(run):
+    data = read(run, os.path.join(DOCS, "noxref.pdf"))
+    assert "Minimal PDF without a cross-reference table" in data["text"]
+    assert any("交叉引用表" in w for w in data.get("warnings", [])), data
+
+
+def test_fake_bold_copies_are_dropped(run):
+    text = read(run, os.path.join(DOCS, "fakebold.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "安徽省人民政府", "关于印发通知的通知", "哈哈哈哈", "各单位"]
+
+
+def test_long_pdf_paged_window_by_window(run, home):
+    """Every window equals the same slice of the whole text; after the first call the page
+    offsets are cached under ~/.xla/cache/pdf_pages and later windows start at their page."""
+    path = os.path.join(DOCS, "long60.pdf")
+    whole = read(run, path, max_chars=200000)
+    assert whole["pages"] == 60 and whole["next_offset"] is None
+    full = whole["text"]
+    cache = os.path.join(str(home), ".xla", "cache", "pdf_pages")
+    assert len(os.listdir(cache)) == 1
+    offset, parts = 0, []
+    while offset is not None:
+        data = read(run, path, offset=offset, max_chars=2500)
+        assert data["text"] == full[offset:offset + len(data["text"])]
+        assert data["text"].strip()          # never the blank padding that stands for skipped pages
+        parts.append(data["text"])
+        offset = data["next_offset"]
+    assert "".join(parts) == full
+    assert data["total_chars"] == len(full)
+    # an offset in the middle of a page (not at a marker) still gives that exact slice
+    mid = full.index("【第 41 页】") + 7
+    data = read(run, path, offset=mid, max_chars=100)
+    assert data["text"] == full[mid:mid + 100]

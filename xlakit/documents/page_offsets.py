@@ -1,0 +1,107 @@
+"""Where each page of a PDF starts in read_document's text, kept on disk so window k costs what
+window 1 does.
+
+Why: the model pages a long PDF with ``next_offset``, one tool process per window, and every
+window used to re-extract from page 1 (a 67-page PDF: 1.7 s for the first window, 21 s for the
+last; a 300-page one would pass the 60 s limit). Extraction is deterministic, so the first
+process notes the character offset of every ``【第 N 页】`` marker it writes; a later process
+asking for offset X starts at the last page that begins at or before X and pads what it skipped
+(``Builder.pad_to``), so every offset still means the same character of the whole document.
+
+Layout: ``~/.xla/cache/pdf_pages/<key>.json`` = ``{"pages": [[page, offset, texted_before], ...]}``
+(``texted_before``: pages with text before this one, so a window of blank trailing pages is not
+mistaken for a scan). The key hashes the real path, size, mtime, the first 64 KB and this
+package's converter code, so an edited file or a fixed reader never uses old offsets. Pages after
+one that was read by OCR are not noted (OCR output is not ours to promise stable). Bounded: at
+most MAX_ENTRIES files, the least recently used removed first. Nothing here is ever an error for
+the user: an unreadable or unwritable cache is a miss.
+"""
+import hashlib
+import json
+import os
+import tempfile
+
+from .. import paths
+
+VERSION = 1
+MAX_ENTRIES = 300
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cache_dir():
+    return paths.xla_dir("cache", "pdf_pages")
+
+
+def _key(path):
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+        stamp = max(os.stat(os.path.join(_HERE, name)).st_mtime_ns for name in ("pdf.py", "base.py", "page_offsets.py"))
+    except OSError:
+        return None
+    digest = hashlib.sha256()
+    for part in (VERSION, os.path.realpath(path), st.st_size, st.st_mtime_ns, stamp):
+        digest.update(str(part).encode("utf-8", "surrogatepass") + b"\0")
+    digest.update(head)
+    return digest.hexdigest()[:40]
+
+
+class PageOffsets:
+    """The noted page starts of one file (empty when nothing is cached yet)."""
+
+    def __init__(self, path):
+        self.key = _key(path)
+        self.pages = {}           # page -> (offset, texted_before)
+        self.dirty = False
+        self.open = True          # False after an OCR page: later offsets are not noted
+        if self.key is None:
+            return
+        try:
+            with open(os.path.join(cache_dir(), self.key + ".json"), "r", encoding="utf-8") as fh:
+                data = json.load(fh)
+            self.pages = {int(p): (int(o), int(t)) for p, o, t in data.get("pages", [])}
+            os.utime(os.path.join(cache_dir(), self.key + ".json"))       # recently used
+        except (OSError, ValueError, TypeError, AttributeError):
+            self.pages = {}
+
+    def start_before(self, offset, last_page):
+        """``(page, offset, texted_before)`` of the last noted page starting at or before
+        ``offset`` (page 1 at 0 when nothing fits)."""
+        best = None
+        for page, (start, texted) in self.pages.items():
+            if start <= offset and page <= last_page and (best is None or page > best[0]):
+                best = (page, start, texted)
+        return best
+
+    def note(self, page, offset, texted_before):
+        if self.open and self.key is not None and self.pages.get(page) != (offset, texted_before):
+            self.pages[page] = (offset, texted_before)
+            self.dirty = True
+
+    def save(self):
+        if not self.dirty or self.key is None:
+            return
+        self.dirty = False
+        folder = cache_dir()
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".pages-", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"pages": sorted([p, o, t] for p, (o, t) in self.pages.items())}, fh)
+            os.replace(tmp, os.path.join(folder, self.key + ".json"))
+            _prune(folder)
+        except OSError:
+            pass
+
+
+def _prune(folder):
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+        if len(names) <= MAX_ENTRIES:
+            return
+        dated = sorted((os.stat(os.path.join(folder, n)).st_mtime, n) for n in names)
+        for _mtime, name in dated[:len(names) - MAX_ENTRIES]:
+            os.unlink(os.path.join(folder, name))
+    except OSError:
+        pass

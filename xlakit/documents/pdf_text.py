@@ -1,0 +1,45 @@
+"""One PDF page's text through pypdf, with fake-bold copies removed.
+
+Why: PDF printers without a bold face (common in Chinese government and company PDFs) fake bold
+by drawing the same text two to four times, shifted by a fraction of a point. pypdf then returns
+every copy ("安徽安徽安徽安徽"), because each one is a real drawing. Viewers show it once, and so
+must we: pypdf's text visitor reports each piece it puts into the page text with its position;
+a piece whose text repeats one of the last few pieces at (almost) the same spot is a copy. The
+page text is rebuilt from the pieces only when a copy was found and the pieces add up exactly to
+what pypdf returned (otherwise pypdf's own text stands), so a page without fake bold is returned
+untouched, and text that really repeats ("哈哈哈哈", a row of dashes) is kept: it is drawn once,
+moving along the line.
+"""
+
+LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
+
+
+def _position(cm, tm):
+    """Where a piece starts on the page: the text matrix's origin through the current CTM."""
+    x, y = tm[4], tm[5]
+    return cm[0] * x + cm[2] * y + cm[4], cm[1] * x + cm[3] * y + cm[5]
+
+
+def page_text(page):
+    pieces = []
+
+    def visit(text, cm, tm, _font, size):
+        try:
+            pos = _position(cm, tm)
+            scale = max(abs(cm[0]), abs(cm[3]), 1e-6) * max(abs(tm[0]), abs(tm[3]), 1e-6)
+            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale)))
+        except (TypeError, IndexError, ValueError):
+            pieces.append((text, None, 0))
+
+    text = page.extract_text(visitor_text=visit) or ""
+    if len(pieces) < 2 or "".join(p[0] for p in pieces) != text:
+        return text
+    kept, recent, dropped = [], [], 0
+    for piece, pos, tol in pieces:
+        if piece.strip() and pos is not None:
+            if any(t == piece and abs(p[0] - pos[0]) <= tol and abs(p[1] - pos[1]) <= tol for t, p in recent):
+                dropped += 1
+                continue
+            recent = (recent + [(piece, pos)])[-LOOK_BACK:]
+        kept.append(piece)
+    return "".join(kept) if dropped else text
