@@ -1,7 +1,8 @@
 """read_document speed and text agreement against what a user would otherwise run.
 
 - a 300-page text PDF: read_document's first window (the tool process, as the assistant spawns it)
-  vs ``pdftotext`` on the whole file; agreement = similarity of the first window's text;
+  vs ``pdftotext`` on the whole file; agreement = similarity of the first window's text; then
+  every later window to the end (each should cost about what the first does);
 - a ~5 MB Chinese .doc (UTF-16 pieces): read_document's first window vs ``antiword`` and
   ``catdoc`` on the whole file;
 - every Word 97+ .doc of a corpus folder (e.g. Apache POI's test-data/document): agreement of the
@@ -197,6 +198,15 @@ def main():
     if shutil.which("pdftotext"):
         t2, full = timed(["pdftotext", "-enc", "UTF-8", pdf, "-"])
         row("", "pdftotext 全文", "%.2f" % t2, "%d 字" % len(full), "%.3f" % agreement(first, full, prefix=True))
+    # window by window to the end: each window starts at its own page (page-offset cache)
+    times, offset = [], data.get("next_offset")
+    while offset is not None:
+        took, part = tool(pdf, offset)
+        times.append(took)
+        offset = part.get("next_offset")
+    if times:
+        row("", "read_document 逐段读完", "%.2f" % sum(times), "%d 段；第 2 段 %.2f s，最后一段 %.2f s，最慢 %.2f s" % (
+            len(times) + 1, times[0], times[-1], max(times)), "")
     took, data = tool(doc)
     first = data["text"]
     row(".doc（%.1f MB）" % (os.path.getsize(doc) / 1e6), "read_document 第一段", "%.2f" % took,
