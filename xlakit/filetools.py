@@ -503,7 +503,7 @@ def file_details(path, sniff=None, deadline=None):
             expected = SUFFIX_KINDS.get(ext)
             if expected and k.kind not in expected and k.kind != "empty":
                 out["suffix_mismatch"] = True
-                out["note"] = "后缀是 %s，但内容其实是%s；按内容选择读取方式" % (ext, k.detail)
+                out["note"] = "后缀是 %s，但内容其实是%s；按内容选择读取方式" % (ext, _spaced(k.detail))
         except OSError:
             pass
     return out
@@ -745,12 +745,18 @@ _WIDE = ("utf-16", "utf-32")
 MAX_WIDE_BYTES = 64 << 20          # UTF-16/32 files are decoded whole, up to this size
 
 
+def _spaced(phrase):
+    """``phrase`` with a space before it when it starts with a Latin letter or digit ("是 Excel
+    工作簿"), as Chinese typesetting puts one on both sides of a Latin word."""
+    return " " + phrase if phrase[:1].isascii() and phrase[:1].isalnum() else phrase
+
+
 def _check_binary(path, head, codec):
     from . import sniff as _sniff
     from .errors import FormatError
     kind = _sniff.sniff(path)
     if kind.kind in DOCUMENT_TOOLS:
-        raise FormatError("%s 是%s，不是纯文本文件" % (os.path.basename(path), kind.detail),
+        raise FormatError("%s 是%s，不是纯文本文件" % (os.path.basename(path), _spaced(kind.detail)),
                           tool=DOCUMENT_TOOLS[kind.kind])
     if codec.startswith(_WIDE):
         return
