@@ -125,3 +125,7 @@ def nobody_dir(prefix="xla-nobody-"):
         os.chown(path, NOBODY, NOBODY)
     os.chmod(path, 0o755)
     return pathlib.Path(path)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "quick: a representative first-check subset (python3 xla.py selftest -m quick)")
