@@ -15,6 +15,12 @@ tool writing the same file), so every writer goes through :func:`atomic_write`:
    fsynced, the old file's permission bits copied, then ``os.replace``; on any error the temp file
    goes and the old file is untouched.
 
+A process killed mid-write (the host's 60 s kill, a crash) cannot remove its temp file. Temp files
+are named ``.xla-*.tmp`` (hidden, and never a name a user's file has), and the next write into the
+same folder removes those older than :data:`STALE_TEMP_AGE` (:func:`sweep_stale_temps`). A backup
+is copied under such a temp name too and renamed into place only when complete, so a killed copy
+never poses as a backup (``tests/faults/`` kills every writer at each of its system calls).
+
 Deleting goes to the trash instead (:func:`move_to_trash`), kept :data:`TRASH_DAYS` days.
 The deny list is not applied here but in ``paths.resolve_write``, which every writer calls first;
 :func:`atomic_write` checks it again so no caller can skip it.
@@ -40,6 +46,8 @@ MAX_BACKUP_BYTES = 500 * 1024 * 1024   # all backups together
 TRASH_DAYS = 30                        # deleted files stay restorable this long
 LOCK_TIMEOUT = 30                      # seconds a writer waits for another writer of the same file
 OWNER_FILE_FRESH = 24 * 3600           # an owner file older than this is a leftover of a crash
+STALE_TEMP_AGE = 15 * 60               # a temp file of ours this old is a killed writer's leftover
+TEMP_PREFIX, TEMP_SUFFIX = ".xla-", ".tmp"
 
 
 def _key(path):
@@ -119,30 +127,70 @@ def _short_name(path, stem_chars=40):
     return stem + ext
 
 
+def is_temp_name(name):
+    """True for the name of one of our temp files (``.xla-<random><ext>.tmp``)."""
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
+
+
+def sweep_stale_temps(folder, older_than=None, now=None):
+    """Remove our own temp files in ``folder`` that are older than ``older_than`` seconds
+    (:data:`STALE_TEMP_AGE`); returns how many went.
+
+    Only a killed or crashed writer leaves one (a live one removes its temp file on every error),
+    and no live writer keeps one anywhere near that long: the host kills every tool at 60 s. Only
+    files whose name has our prefix and suffix are touched, never anything else in the folder.
+    Errors (a read-only folder, a file gone meanwhile) are ignored: sweeping is housekeeping."""
+    older_than = STALE_TEMP_AGE if older_than is None else older_than
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        if not is_temp_name(name):
+            continue
+        full = os.path.join(folder, name)
+        try:
+            st = os.lstat(full)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > older_than:
+                os.remove(full)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def backup_file(path):
     """Copy an existing file into ``~/.xla/backup/`` before it changes; returns the copy's path.
 
     Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of one file group by ``key`` and
-    sort by time; after each copy the folder is pruned (see :func:`prune_backups`)."""
+    sort by time; after each copy the folder is pruned (see :func:`prune_backups`). The copy is made
+    under a temp name and renamed when complete: a copy cut short (a full disk, the kill) never
+    carries a backup's name."""
     if not os.path.isfile(path):
         return None
     folder = paths.backup_dir(create=True)
+    sweep_stale_temps(folder)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     target = unique_path(os.path.join(folder, "%s_%s_%s" % (stamp, _key(path), _short_name(path))))
+    fd, part = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
+    os.close(fd)
     try:
-        shutil.copy2(path, target)
+        shutil.copy2(path, part)
+        # copy2 keeps the original's mtime; the copy's own age must be when it was made
+        now = time.time()
+        try:
+            os.utime(part, (now, now))
+        except OSError:
+            pass
+        os.replace(part, target)
     except BaseException:
-        try:                        # a half-written copy is no backup (a full disk, the kill)
-            os.remove(target)
+        try:                        # a half-written copy is no backup
+            os.remove(part)
         except OSError:
             pass
         raise
-    # copy2 keeps the original's mtime; the copy's own age must be when it was made
-    now = time.time()
-    try:
-        os.utime(target, (now, now))
-    except OSError:
-        pass
     prune_backups(keep=target)
     return target
 
@@ -159,7 +207,7 @@ def _backups(folder):
             st = os.stat(full)
         except OSError:
             continue
-        if not os.path.isfile(full):
+        if not os.path.isfile(full) or is_temp_name(name):
             continue
         parts = name.split("_", 2)
         key = parts[1] if len(parts) == 3 and len(parts[1]) == 12 else name   # old-style names group alone
@@ -351,7 +399,8 @@ def _atomic_write(path, write, backup):
     check_not_read_only(path)
     try:
         os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".xla-", suffix=os.path.splitext(path)[1][:16] + ".tmp", dir=folder)
+        sweep_stale_temps(folder)
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=os.path.splitext(path)[1][:16] + TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise os_error(exc, path, "写入")
     os.close(fd)
