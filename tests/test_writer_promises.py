@@ -412,3 +412,21 @@ def test_delete_accepts_the_absolute_workspace_paths_other_tools_return(run, hom
         res = run("delete_file", {"path": raw})
         assert_contract(res)
         assert not json.loads(res.stdout)["ok"] and outside.exists(), raw
+
+
+def test_concurrent_appends_all_land(home, tmp_path):
+    """Eight appends to one text file at once (through the host runner, two at a time as the host
+    allows, and the rest waiting): every line is there exactly once."""
+    import concurrent.futures
+    target = tmp_path / "日志.txt"
+    target.write_text("开始\n", encoding="utf-8")
+
+    def one(i):
+        return xla_host.run_tool("write_text", {"path": str(target), "text": "第%d行\n" % i, "mode": "append"},
+                                 home=str(home), max_parallel=8)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(8)))
+    for res in results:
+        ok(res)
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert sorted(lines[1:]) == sorted("第%d行" % i for i in range(8)) and lines[0] == "开始"

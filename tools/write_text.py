@@ -53,6 +53,12 @@ def main(params):
         hint = rt.tool_hint(tool, "，请改用 %s" % tool) if tool else ""
         raise InputError("write_text 只写文本文件，%s 不是文本格式，按文本写入会得到打不开的文件%s" % (suffix, hint))
     path = paths.resolve_write(raw)
+    # the whole read-change-write cycle holds the file's lock: two appends at once must both land
+    with files.locked(path):
+        return _write(params, path, text, mode, suffix)
+
+
+def _write(params, path, text, mode, suffix):
     exists = os.path.isfile(path)
     old = b""
     old_encoding = None
@@ -94,7 +100,7 @@ def main(params):
     except UnicodeEncodeError as exc:
         raise ToolError("有字符「%s」无法用编码 %s 保存。请改用 utf-8，或去掉这些字符" % (
             exc.object[exc.start:exc.end], encoding))
-    backup = files.write_bytes(path, data, backup=exists)
+    backup = files.write_bytes(path, data, backup=exists, lock=False)
     with open(path, "rb") as fh:
         back = fh.read()
     if back != data or back.decode(encoding) != full:
