@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import paths, files, documents  # noqa: E402
-from xlakit.documents import docx_write  # noqa: E402
+from xlakit.documents import docx_layout, docx_media, docx_write  # noqa: E402
 from xlakit.errors import InputError, ToolError, FormatError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402
 
@@ -50,6 +50,54 @@ def _expected(blocks):
             for row in block[1]:
                 for cell in row:
                     yield docx_write.plain(cell)
+        elif kind == "img" and block[1]:
+            yield block[1]              # the caption (图 N 说明): the number is a field, the text is checked
+
+
+def _pictures(blocks, target):
+    """Every picture the text names, read and checked before anything is written. A relative path
+    is looked up in the workspace (where draw_chart saves), then next to the document."""
+    out = {}
+    for block in blocks:
+        if block[0] != "img" or block[2] in out:
+            continue
+        shown = block[2]
+        beside = os.path.join(os.path.dirname(target), os.path.expanduser(shown))
+        try:
+            real = paths.resolve_read(shown, param="图片路径")
+        except ToolError as exc:
+            if os.path.isabs(os.path.expanduser(shown)) or not os.path.isfile(beside):
+                missing = "找不到" in str(exc)
+                raise ToolError("图片「%s」（![%s](%s)）%s。文档没有写入" % (
+                    shown, block[1], shown,
+                    "找不到：工作空间 %s 和文档所在的文件夹里都没有这个文件。请确认路径，或先用 draw_chart 生成图表图片"
+                    % paths.workspace_dir() if missing else "无法读取：%s" % exc))
+            real = paths.resolve_read(beside, param="图片路径")
+        try:
+            out[shown] = docx_media.load(real, shown)
+        except FormatError as exc:
+            raise ToolError("%s。文档没有写入" % exc)
+    return out
+
+
+def _layout(params, mode):
+    style = params.get("style") or "default"
+    if style not in ("default", "gongwen"):
+        raise InputError("style 只能是 default（普通文档）或 gongwen（党政机关公文格式 GB/T 9704-2012），现在是 %r" % style)
+    orientation = params.get("orientation") or "portrait"
+    if orientation not in ("portrait", "landscape"):
+        raise InputError("orientation 只能是 portrait（纵向）或 landscape（横向），现在是 %r" % orientation)
+    header = params.get("header")
+    if header is not None and not isinstance(header, str):
+        raise InputError("header 是页眉文字，要给一个字符串")
+    page_numbers = params.get("page_numbers")
+    if page_numbers is not None and not isinstance(page_numbers, bool):
+        raise InputError("page_numbers 只能是 true 或 false")
+    if mode == "append" and (style != "default" or header or page_numbers or orientation != "portrait"):
+        raise InputError("header、page_numbers、style、orientation 只在新建文档时设置；追加（mode=append）沿用原文档的"
+                         "页面、页眉页脚和格式。要横向页面请在 text 里写单独一行 <!-- landscape -->")
+    header = docx_write.strip_invalid(header.strip())[0] if header else None
+    return docx_layout.Layout(style=style, orientation=orientation, header=header, page_numbers=bool(page_numbers))
 
 
 def _verify(path, blocks, appended):
@@ -94,11 +142,15 @@ def main(params):
             raise ToolError("无法追加：原文档不完整或已损坏（%s）。请换一个新文件名写入" % kind.detail)
         if os.path.getsize(path) > MAX_EXISTING:
             raise ToolError("原文档超过 200 MB，无法安全追加。请换一个新文件名写入")
+        _layout(params, "append")
+        pictures = _pictures(docx_write.parse(text), path)
         with open(path, "rb") as fh:
-            data, blocks = docx_write.append_document(fh.read(), text)
+            data, blocks = docx_write.append_document(fh.read(), text, pictures)
         action = "appended"
     else:
-        data, blocks = docx_write.new_document(text)
+        layout = _layout(params, "overwrite")
+        pictures = _pictures(docx_write.parse(text), path)
+        data, blocks = docx_write.new_document(text, layout, pictures)
         action = "overwritten" if exists else "created"
     checked = {}
 
@@ -114,12 +166,15 @@ def main(params):
     counts = {"headings": sum(1 for b in blocks if b[0] == "h"),
               "paragraphs": sum(1 for b in blocks if b[0] in ("p", "quote")),
               "list_items": sum(1 for b in blocks if b[0] == "li"),
-              "tables": sum(1 for b in blocks if b[0] == "table")}
+              "tables": sum(1 for b in blocks if b[0] == "table"),
+              "pictures": sum(1 for b in blocks if b[0] == "img")}
     verb = {"created": "已新建", "overwritten": "已覆盖", "appended": "已追加到"}[action]
     parts = ["%d 个标题" % counts["headings"] if counts["headings"] else "",
              "%d 段正文" % counts["paragraphs"] if counts["paragraphs"] else "",
              "%d 个列表项" % counts["list_items"] if counts["list_items"] else "",
-             "%d 个表格" % counts["tables"] if counts["tables"] else ""]
+             "%d 个表格" % counts["tables"] if counts["tables"] else "",
+             "%d 张图片" % counts["pictures"] if counts["pictures"] else "",
+             "目录" if any(b[0] == "toc" for b in blocks) else ""]
     written = "、".join(p for p in parts if p)
     message = "%s Word 文档「%s」：写入%s，读回校验通过" % (verb, os.path.basename(path), " " + written if written else "内容")
     if action == "appended":

@@ -25,6 +25,7 @@ import zipfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
+from . import docx_extras, docx_layout, docx_media
 from .base import FormatError
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -64,7 +65,8 @@ def _x(text):
 
 def parse(text):
     """Blocks: ("h", level, text) ("p", text) ("li", kind, level, text, list_no) ("table", rows,
-    header) ("rule",) ("pagebreak",) ("quote", text)."""
+    header) ("rule",) ("pagebreak",) ("quote", text) ("img", caption, path, width_pct or None)
+    ("toc",) ("orient", "landscape" | "portrait")."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks = []
     para = []
@@ -94,6 +96,25 @@ def parse(text):
         if _PAGEBREAK.match(line):
             end_para()
             blocks.append(("pagebreak",))
+            i += 1
+            continue
+        mi = docx_media.IMAGE_LINE.match(line)
+        if mi:
+            end_para()
+            in_list = None
+            pct = float(mi.group(3)) if mi.group(3) else None
+            blocks.append(("img", mi.group(1).strip(), mi.group(2).strip().strip("<>").strip(), pct))
+            i += 1
+            continue
+        if docx_layout.TOC_LINE.match(line):
+            end_para()
+            blocks.append(("toc",))
+            i += 1
+            continue
+        mo = docx_layout.ORIENT_LINE.match(line)
+        if mo:
+            end_para()
+            blocks.append(("orient", docx_layout.orientation_of(mo.group(1))))
             i += 1
             continue
         if _RULE.match(line) and not para:
@@ -187,8 +208,9 @@ def plain(text):
 class Styles:
     """Style ids to use (a new document's, or the ids an existing document already has)."""
 
-    def __init__(self, heading=None, list_para="ListParagraph", table="TableGrid", quote="Quote"):
+    def __init__(self, heading=None, list_para="ListParagraph", table="TableGrid", quote="Quote", cell_ppr=""):
         self.heading = heading or dict((n, "Heading%d" % n) for n in range(1, 7))
+        self.cell_ppr = cell_ppr      # direct paragraph properties of table cells (公文: no indent, single lines)
         self.list_para = list_para
         self.table = table
         self.quote = quote
@@ -221,15 +243,25 @@ def _para_xml(text, ppr="", bold_all=False):
     return "<w:p>%s%s</w:p>" % ("<w:pPr>%s</w:pPr>" % ppr if ppr else "", body)
 
 
-def body_xml(blocks, styles, numbering):
+def body_xml(blocks, styles, numbering, extras):
     """The paragraphs and tables of ``blocks``; ``numbering`` maps a list's number to a numId
-    (filled here: {list_no: (kind, numId)} is requested through numbering.num_for)."""
+    (filled here: {list_no: (kind, numId)} is requested through numbering.num_for); ``extras``
+    (docx_extras.Extras) places pictures, the TOC and section breaks."""
     out = []
-    for block in blocks:
+    extras.plan_toc(blocks)
+    for index, block in enumerate(blocks):
         kind = block[0]
         if kind == "h":
             level = block[1]
-            out.append(_para_xml(block[2], '<w:pStyle w:val="%s"/>' % styles.heading[level]))
+            body = "".join(_run_xml(t, b, i, c) for t, b, i, c in runs(block[2]))
+            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/></w:pPr>%s</w:p>'
+                       % (styles.heading[level], extras.heading_wrap(index, body)))
+        elif kind == "img":
+            out.append(extras.picture(block[1], block[2], block[3]))
+        elif kind == "toc":
+            out.append(extras.toc())
+        elif kind == "orient":
+            out.append(extras.orient(block[1]))
         elif kind == "p":
             out.append(_para_xml(block[1]))
         elif kind == "quote":
@@ -265,7 +297,7 @@ def _table_xml(rows, header, styles):
         parts.append("<w:tr>%s" % trpr)
         for cell in cells:
             parts.append('<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/></w:tcPr>%s</w:tc>'
-                         % (width, _para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), bold_all=head)))
+                         % (width, _para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), styles.cell_ppr, bold_all=head)))
         parts.append("</w:tr>")
     parts.append("</w:tbl>")
     return "".join(parts)
@@ -367,29 +399,40 @@ def quote_style_xml(style_id):
             '<w:rPr><w:i/><w:color w:val="404040"/></w:rPr></w:style>' % style_id)
 
 
-def styles_xml():
-    heads = "".join(heading_style_xml(n, "Heading%d" % n) for n in range(1, 7))
-    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles %s>'
-            '<w:docDefaults><w:rPrDefault><w:rPr>%s<w:kern w:val="2"/><w:sz w:val="21"/><w:szCs w:val="21"/>'
-            '<w:lang w:val="en-US" w:eastAsia="zh-CN" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>'
-            '<w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="360" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
-            '</w:docDefaults>'
-            '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/>'
-            '<w:pPr><w:widowControl w:val="0"/><w:jc w:val="both"/></w:pPr><w:rPr>%s</w:rPr></w:style>'
+def extra_styles_xml(text_width, font=BODY_FONT, head_font=HEAD_FONT, latin=LATIN_FONT):
+    """Caption (图 N), header/footer and table-of-contents styles: in every new document, added
+    to an existing one only when its write uses them and it lacks them."""
+    return (docx_media.caption_style_xml("Caption", head_font, latin) + docx_layout.header_footer_styles(font, latin)
+            + docx_layout.toc_styles(text_width, font, latin))
+
+
+def styles_xml(layout=None):
+    layout = layout or docx_layout.Layout()
+    text_width = layout.text_size("portrait")[0]
+    if layout.gongwen:
+        g = docx_layout.GONGWEN_FONTS
+        heads = "".join(docx_layout.gongwen_heading_style(n, "Heading%d" % n) for n in range(1, 7))
+        defaults, normal = docx_layout.gongwen_defaults()
+        extra = extra_styles_xml(text_width, g["body"], g["h1"], g["body"])
+    else:
+        heads = "".join(heading_style_xml(n, "Heading%d" % n) for n in range(1, 7))
+        defaults = ('<w:docDefaults><w:rPrDefault><w:rPr>%s<w:kern w:val="2"/><w:sz w:val="21"/><w:szCs w:val="21"/>'
+                    '<w:lang w:val="en-US" w:eastAsia="zh-CN" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>'
+                    '<w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="360" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
+                    '</w:docDefaults>' % _fonts(BODY_FONT))
+        normal = ('<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/>'
+                  '<w:pPr><w:widowControl w:val="0"/><w:jc w:val="both"/></w:pPr><w:rPr>%s</w:rPr></w:style>'
+                  % _fonts(BODY_FONT))
+        extra = extra_styles_xml(text_width)
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles %s>%s%s'
             '<w:style w:type="character" w:default="1" w:styleId="DefaultParagraphFont">'
             '<w:name w:val="Default Paragraph Font"/><w:uiPriority w:val="1"/><w:semiHidden/></w:style>'
             '<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/>'
             '<w:semiHidden/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/>'
             '<w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/>'
             '</w:tblCellMar></w:tblPr></w:style>'
-            '%s%s%s%s</w:styles>' % (NS_DECL, _fonts(BODY_FONT), _fonts(BODY_FONT), heads,
-                                     list_style_xml("ListParagraph"), table_style_xml("TableGrid"),
-                                     quote_style_xml("Quote")))
-
-
-SECT = ('<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1800" w:bottom="1440" '
-        'w:left="1800" w:header="851" w:footer="992" w:gutter="0"/><w:cols w:space="425"/>'
-        '<w:docGrid w:type="lines" w:linePitch="312"/></w:sectPr>')
+            '%s%s%s%s%s</w:styles>' % (NS_DECL, defaults, normal, heads, list_style_xml("ListParagraph"),
+                                       table_style_xml("TableGrid"), quote_style_xml("Quote"), extra))
 
 
 def _core_xml(title):
@@ -403,51 +446,78 @@ def _core_xml(title):
             % ("<dc:title>%s</dc:title>" % _x(title) if title else "", now, now))
 
 
-def new_document(text):
-    """Bytes of a new .docx holding ``text`` (markdown subset)."""
+_CT_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml."
+_XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+
+
+def new_document(text, layout=None, pictures=None):
+    """Bytes of a new .docx holding ``text`` (markdown subset), and its blocks. ``layout``
+    (docx_layout.Layout) sets the page, header, page numbers and style; ``pictures`` maps every
+    image path the text names to its docx_media.Picture (loaded and checked by the caller)."""
+    layout = layout or docx_layout.Layout()
     blocks = parse(text)
+    if layout.gongwen:
+        blocks = docx_layout.gongwen_numbering(blocks)
     numbering = Numbering()
-    body = body_xml(blocks, Styles(), numbering)
+    extras = docx_extras.Extras(layout, pictures or {}, _x, plain, rel_ids=["rId%d" % n for n in range(1, 10)])
+
+    # header and footer parts first: every section's properties name them
+    parts, rels = [], [("rId1", "styles", "styles.xml"), ("rId2", "numbering", "numbering.xml"),
+                       ("rId3", "settings", "settings.xml"), ("rId4", "fontTable", "fontTable.xml")]
+    refs = []
+    for role, found in (("header", docx_layout.header_parts(layout, NS_DECL, _x)),
+                        ("footer", docx_layout.footer_parts(layout, NS_DECL, _x))):
+        for n, (kind, xml) in enumerate(sorted(found.items())):
+            rid = "rId%d" % (5 + len(parts))
+            name = "%s%d.xml" % (role, n + 1)
+            parts.append((name, xml, _CT_MAIN + role + "+xml"))
+            rels.append((rid, role, name))
+            refs.append('<w:%sReference w:type="%s" r:id="%s"/>' % (role, kind, rid))
+    layout.refs = "".join(refs)
+    cell_ppr = ('<w:spacing w:line="240" w:lineRule="auto"/><w:ind w:firstLineChars="0" w:firstLine="0"/>'
+                if layout.gongwen else "")
+    body = body_xml(blocks, Styles(cell_ppr=cell_ppr), numbering, extras)
     title = next((b[2] for b in blocks if b[0] == "h"), None)
-    document = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document %s><w:body>%s%s</w:body></w:document>'
-                % (NS_DECL, body, SECT))
-    numbering_xml = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering %s>%s%s</w:numbering>'
-                     % (NS_DECL, numbering.abstract_xml(), numbering.num_xml()))
-    content_types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="%s">'
+    document = ('%s<w:document %s><w:body>%s%s</w:body></w:document>' % (_XML_HEAD, NS_DECL, body, extras.final_sect()))
+    numbering_xml = ('%s<w:numbering %s>%s%s</w:numbering>' % (_XML_HEAD, NS_DECL, numbering.abstract_xml(), numbering.num_xml()))
+    overrides = [("/word/document.xml", _CT_MAIN + "document.main+xml"), ("/word/styles.xml", _CT_MAIN + "styles+xml"),
+                 ("/word/numbering.xml", _CT_MAIN + "numbering+xml"), ("/word/settings.xml", _CT_MAIN + "settings+xml"),
+                 ("/word/fontTable.xml", _CT_MAIN + "fontTable+xml")]
+    overrides += [("/word/" + name, ct) for name, _xml, ct in parts]
+    overrides += [("/docProps/core.xml", "application/vnd.openxmlformats-package.core-properties+xml"),
+                  ("/docProps/app.xml", "application/vnd.openxmlformats-officedocument.extended-properties+xml")]
+    defaults = sorted(set(m[3].rsplit(".", 1)[-1] for m in extras.media))
+    content_types = ('%s<Types xmlns="%s">'
                      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-                     '<Default Extension="xml" ContentType="application/xml"/>'
-                     '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
-                     '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>'
-                     '<Override PartName="/word/numbering.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"/>'
-                     '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>'
-                     '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>'
-                     '<Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/>'
-                     '</Types>' % CT_NS)
-    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="%s">'
-            '<Relationship Id="rId1" Type="%sofficeDocument" Target="word/document.xml"/>'
-            '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>'
-            '<Relationship Id="rId3" Type="%sextended-properties" Target="docProps/app.xml"/>'
-            '</Relationships>' % (PKG_NS, REL_BASE, REL_BASE))
-    doc_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="%s">'
-                '<Relationship Id="rId1" Type="%sstyles" Target="styles.xml"/>'
-                '<Relationship Id="rId2" Type="%snumbering" Target="numbering.xml"/>'
-                '<Relationship Id="rId3" Type="%ssettings" Target="settings.xml"/>'
-                '</Relationships>' % (PKG_NS, REL_BASE, REL_BASE, REL_BASE))
-    settings = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:settings %s>'
-                '<w:defaultTabStop w:val="420"/><w:characterSpacingControl w:val="compressPunctuation"/>'
-                '<w:compat><w:doNotExpandShiftReturn/><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>'
-                '</w:settings>' % NS_DECL)
-    app = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties '
-           'xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
-           '<Application>xla-tools</Application></Properties>')
+                     '<Default Extension="xml" ContentType="application/xml"/>%s%s</Types>'
+                     % (_XML_HEAD, CT_NS, "".join('<Default Extension="%s" ContentType="%s"/>' % (ext, docx_media.CONTENT_TYPES[ext])
+                                                 for ext in defaults),
+                        "".join('<Override PartName="%s" ContentType="%s"/>' % o for o in overrides)))
+    pkg_rels = ('%s<Relationships xmlns="%s">'
+                '<Relationship Id="rId1" Type="%sofficeDocument" Target="word/document.xml"/>'
+                '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>'
+                '<Relationship Id="rId3" Type="%sextended-properties" Target="docProps/app.xml"/>'
+                '</Relationships>' % (_XML_HEAD, PKG_NS, REL_BASE, REL_BASE))
+    doc_rels = ('%s<Relationships xmlns="%s">%s%s</Relationships>'
+                % (_XML_HEAD, PKG_NS, "".join('<Relationship Id="%s" Type="%s%s" Target="%s"/>' % (rid, REL_BASE, kind, target)
+                                              for rid, kind, target in rels),
+                   "".join('<Relationship Id="%s" Type="%s" Target="%s"/>' % r for r in extras.relationships())))
+    settings = docx_layout.settings_xml(NS_DECL, update_fields=any(b[0] == "toc" for b in blocks),
+                                        even_odd=layout.gongwen and layout.page_numbers)
+    app = ('%s<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+           '<Application>xla-tools</Application></Properties>' % _XML_HEAD)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in (("[Content_Types].xml", content_types), ("_rels/.rels", rels),
+        for name, data in (("[Content_Types].xml", content_types), ("_rels/.rels", pkg_rels),
                            ("word/document.xml", document), ("word/_rels/document.xml.rels", doc_rels),
-                           ("word/styles.xml", styles_xml()), ("word/numbering.xml", numbering_xml),
-                           ("word/settings.xml", settings), ("docProps/core.xml", _core_xml(title)),
-                           ("docProps/app.xml", app)):
+                           ("word/styles.xml", styles_xml(layout)), ("word/numbering.xml", numbering_xml),
+                           ("word/settings.xml", settings), ("word/fontTable.xml", docx_layout.font_table_xml(NS_DECL)),
+                           ("docProps/core.xml", _core_xml(title)), ("docProps/app.xml", app)):
             zf.writestr(name, data.encode("utf-8"))
+        for name, xml, _ct in parts:
+            zf.writestr("word/" + name, xml.encode("utf-8"))
+        for part, data, _rid, _target in extras.media:
+            zf.writestr(part, data, compress_type=zipfile.ZIP_STORED if part.endswith((".png", ".jpeg", ".gif")) else zipfile.ZIP_DEFLATED)
     return buf.getvalue(), blocks
 
 
@@ -512,8 +582,10 @@ def _free_id(base, ids):
     return sid
 
 
-def append_document(data, text):
-    """Bytes of the docx ``data`` with ``text`` appended; every other part is kept as it is."""
+def append_document(data, text, pictures=None):
+    """Bytes of the docx ``data`` with ``text`` appended, and its blocks; every other part is kept
+    as it is. ``pictures`` as for new_document: new media parts, their relationships and content
+    types are added beside the existing ones."""
     try:
         src = zipfile.ZipFile(io.BytesIO(data))
         infos = src.infolist()
@@ -571,6 +643,8 @@ def append_document(data, text):
         changed[styles_name] = styles_text.encode("utf-8")
     styles = Styles(heading=dict((n, heading.get(n, "Heading%d" % n)) for n in range(1, 7)),
                     list_para=list_para or "ListParagraph", table=table or "TableGrid", quote=quote or "Quote")
+    extras, sect_text = _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name,
+                                       styles_text, ids, changed, pictures or {})
 
     # numbering: new definitions after the existing ones
     numbering = None
@@ -584,7 +658,9 @@ def append_document(data, text):
             numbering = Numbering()
     else:
         numbering = Numbering()
-    body = body_xml(blocks, styles, numbering)
+    body = body_xml(blocks, styles, numbering, extras)
+    if extras.media:
+        rels_text = _add_media(files, changed, rels_name, rels_text, extras)
     if numbering.nums:
         if numbering_name and numbering_name in files:
             num_text = files[numbering_name].decode("utf-8")
@@ -604,7 +680,7 @@ def append_document(data, text):
             changed[numbering_name] = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering %s>%s%s</w:numbering>'
                                        % (NS_DECL, numbering.abstract_xml(), numbering.num_xml())).encode("utf-8")
             changed[rels_name] = _add_rel(rels_text, "numbering", "numbering.xml").encode("utf-8")
-            ct = files["[Content_Types].xml"].decode("utf-8")
+            ct = changed.get("[Content_Types].xml", files["[Content_Types].xml"]).decode("utf-8")
             part = "/" + numbering_name
             if part not in ct:
                 ct = ct.replace("</Types>", '<Override PartName="%s" ContentType="application/vnd.openxmlformats-'
@@ -620,7 +696,11 @@ def append_document(data, text):
     at = close
     if sect >= 0 and "</%s:p>" % prefix not in doc_text[sect:close] and "</%s:tbl>" % prefix not in doc_text[sect:close]:
         at = sect
-    changed[main] = (doc_text[:at] + body + doc_text[at:]).encode("utf-8")
+    tail = doc_text[at:]
+    if sect_text and extras.orientation != extras.layout.orientation:
+        # the appended text ends in the other orientation: the last section turns (only its page size)
+        tail = tail.replace(sect_text, docx_layout.turn(sect_text, extras.orientation), 1)
+    changed[main] = (doc_text[:at] + body + tail).encode("utf-8")
 
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -635,6 +715,96 @@ def append_document(data, text):
             if name not in seen:
                 zf.writestr(name, payload, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue(), blocks
+
+
+_FINAL_SECT = re.compile(r"<w:sectPr\b(?:[^>]*/>|.*?</w:sectPr>)", re.S)
+
+
+def _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name, styles_text, ids, changed, pictures):
+    """The Extras of an append: ids already used in the document, the page of its last section,
+    the caption/TOC styles it lacks (added to styles.xml), updateFields when a TOC is written."""
+    close = doc_text.rfind("</%s:body>" % prefix)
+    sect_text = None
+    if prefix == "w":
+        found = list(_FINAL_SECT.finditer(doc_text, max(0, close - 20000), close if close >= 0 else len(doc_text)))
+        sect_text = found[-1].group(0) if found else None
+    if any(b[0] == "orient" for b in blocks) and not sect_text:
+        raise FormatError("原文档的页面设置无法识别，不能追加横向页面（<!-- landscape -->）。请去掉横向标记，或写到新文档里")
+    layout = docx_layout.Layout(base_sect=sect_text)
+    names = _style_names(styles_text)
+    caption_id = names.get("caption")
+    additions = []
+    if not caption_id and any(b[0] == "img" and b[1] for b in blocks):
+        caption_id = _free_id("Caption", ids)
+        additions.append(docx_media.caption_style_xml(caption_id, HEAD_FONT, LATIN_FONT))
+    toc_ids = None
+    if any(b[0] == "toc" for b in blocks):
+        toc_ids = {"heading": names.get("toc heading")}
+        for level in (1, 2, 3):
+            toc_ids[level] = names.get("toc %d" % level)
+        if not all(toc_ids.values()):
+            wanted = docx_layout.toc_styles(layout.text_size("portrait")[0], BODY_FONT, LATIN_FONT)
+            for sid, key in (("TOCHeading", "heading"), ("TOC1", 1), ("TOC2", 2), ("TOC3", 3)):
+                if not toc_ids[key]:
+                    toc_ids[key] = _free_id(sid, ids)
+                    m = re.search(r'<w:style [^>]*w:styleId="%s">.*?</w:style>' % sid, wanted)
+                    additions.append(m.group(0).replace('w:styleId="%s"' % sid, 'w:styleId="%s"' % toc_ids[key]))
+        settings_name = _join(base, _rel_targets(rels_text).get("settings", "settings.xml"))
+        if settings_name in files:
+            settings_text = files[settings_name].decode("utf-8")
+            updated = docx_layout.add_update_fields(settings_text, _w_prefix(settings_text) or "w")
+            if updated:
+                changed[settings_name] = updated.encode("utf-8")
+    if additions:
+        current = changed.get(styles_name, styles_text.encode("utf-8")).decode("utf-8")
+        sprefix = _w_prefix(current) or "w"
+        end = current.rfind("</%s:styles>" % sprefix)
+        if end < 0:
+            raise FormatError("原文档的样式表不完整，无法安全追加")
+        changed[styles_name] = (current[:end] + _reprefix("".join(additions), sprefix) + current[end:]).encode("utf-8")
+    media_names = set(n[len(base) + 1:] if base and n.startswith(base + "/") else n for n in files)
+    extras = docx_extras.Extras(
+        layout, pictures, _x, plain, caption_style=caption_id or "Caption",
+        rel_ids=re.findall(r'Id="([^"]+)"', rels_text or ""), media_names=media_names,
+        first_figure=len(re.findall(r"SEQ\s+图", doc_text)) + 1,
+        next_shape=max([int(x) for x in re.findall(r'<wp:docPr [^>]*?id="(\d+)"', doc_text)] + [0]) + 1,
+        next_bookmark=max([int(x) for x in re.findall(r'bookmarkStart [^>]*?w:id="(\d+)"', doc_text)] + [0]) + 1,
+        part_base=base)
+    extras.toc_style_ids = toc_ids
+    extras.estimate_pages = False      # the pages of the existing content are not known here
+    return extras, sect_text
+
+
+def _style_names(styles_text):
+    """{style name, lower case: style id} of an existing styles.xml."""
+    out = {}
+    for m in re.finditer(r"<(?:\w+:)?style\b([^>]*)>(.*?)</(?:\w+:)?style>", styles_text, re.S):
+        sid = re.search(r'styleId="([^"]*)"', m.group(1))
+        name = re.search(r'<(?:\w+:)?name [^>]*?val="([^"]*)"', m.group(2))
+        if sid and name:
+            out.setdefault(name.group(1).strip().lower(), sid.group(1))
+    return out
+
+
+def _add_media(files, changed, rels_name, rels_text, extras):
+    """New media parts, their relationships in the main part's rels, and a Default content type
+    for each picture extension the package does not type yet. Returns the new rels text."""
+    for part, data, _rid, _target in extras.media:
+        changed[part] = data
+    if not rels_text:
+        rels_text = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                     '<Relationships xmlns="%s"></Relationships>' % PKG_NS)
+    close = rels_text.rfind("</Relationships>")
+    added = "".join('<Relationship Id="%s" Type="%s" Target="%s"/>' % r for r in extras.relationships())
+    rels_text = rels_text[:close] + added + rels_text[close:]
+    changed[rels_name] = rels_text.encode("utf-8")
+    ct = changed.get("[Content_Types].xml", files["[Content_Types].xml"]).decode("utf-8")
+    for ext in sorted(set(t.rsplit(".", 1)[-1] for _p, _d, _r, t in extras.media)):
+        if not re.search(r'<Default [^>]*Extension="%s"' % ext, ct, re.I):
+            ct = ct.replace("</Types>", '<Default Extension="%s" ContentType="%s"/></Types>'
+                            % (ext, docx_media.CONTENT_TYPES[ext]), 1)
+    changed["[Content_Types].xml"] = ct.encode("utf-8")
+    return rels_text
 
 
 def _copy_info(info):

@@ -1,0 +1,351 @@
+"""Reports people hand in (issue 28): pictures with numbered captions, page numbers, header, a
+table of contents, landscape sections and the 公文 layout in write_document; the pages checked
+in LibreOffice's PDF (pdftotext geometry) where LibreOffice is installed."""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zipfile
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import FIXTURES, ok, fail
+from test_write_document import check_package
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+EMU_PER_TWIP = 635
+HAS_LO = bool(shutil.which("soffice")) and bool(shutil.which("pdftotext"))
+needs_lo = pytest.mark.skipif(not HAS_LO, reason="LibreOffice (soffice) and poppler-utils (pdftotext) are not "
+                              "installed: apt-get install libreoffice-writer-nogui poppler-utils for the page checks")
+MM = 72 / 25.4
+
+
+def workspace(home, *names):
+    return os.path.join(str(home), ".xla", "workspace", *names)
+
+
+def chart(run, name="9月费用", kind="bar"):
+    data = ok(run("draw_chart", {"type": kind, "title": name, "labels": ["差旅", "餐饮", "办公"],
+                                 "series": [{"name": "金额", "data": [12300, 5600, 3100]}], "file_name": name}))
+    return data["path"]
+
+
+def parts(path):
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def to_pdf(src, tmp_path):
+    out = tmp_path / "pdf"
+    subprocess.run(["soffice", "-env:UserInstallation=file://%s" % (tmp_path / "lo_profile"), "--headless",
+                    "--convert-to", "pdf", "--outdir", str(out), str(src)], check=True, timeout=240,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return str(out / (os.path.splitext(os.path.basename(str(src)))[0] + ".pdf"))
+
+
+def pdf_pages(pdf):
+    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, check=True).stdout.decode("utf-8")
+    return text.split("\f")[:-1]
+
+
+def page_sizes(pdf):
+    info = subprocess.run(["pdfinfo", "-f", "1", "-l", "999", pdf], capture_output=True, check=True).stdout.decode()
+    return [(float(w), float(h)) for w, h in re.findall(r"Page\s+\d+ size:\s+([\d.]+) x ([\d.]+)", info)]
+
+
+def pdf_lines(pdf):
+    """[(page, y_min, y_max, x_min, x_max, text)] of every text line, from pdftotext -bbox-layout."""
+    xml = subprocess.run(["pdftotext", "-bbox-layout", pdf, "-"], capture_output=True, check=True).stdout
+    xml = re.sub(rb"<!DOCTYPE[^>]*>", b"", xml)
+    root = ET.fromstring(xml)
+    out = []
+    ns = "{http://www.w3.org/1999/xhtml}"
+    for n, page in enumerate(root.iter(ns + "page")):
+        for line in page.iter(ns + "line"):
+            words = list(line.iter(ns + "word"))
+            text = "".join(w.text or "" for w in words)
+            out.append((n + 1, float(line.get("yMin")), float(line.get("yMax")), float(line.get("xMin")),
+                        float(line.get("xMax")), text))
+    return out
+
+
+# ---------------------------------------------------------------- pictures
+
+def test_picture_scaled_to_text_width_with_numbered_caption(run, home):
+    chart(run)
+    text = ("# 9月费用报告\n\n各部门费用如下图。\n\n![9月费用按类别](charts/9月费用.png)\n\n"
+            "再放一张小一点的。\n\n![同一张图，60%](charts/9月费用.png){width=60%}")
+    data = ok(run("write_document", {"path": "图表报告.docx", "text": text}))
+    assert data["pictures"] == 2 and "2 张图片" in data["message"]
+    path = workspace(home, "图表报告.docx")
+    check_package(path)
+    p = parts(path)
+    media = [n for n in p if n.startswith("word/media/")]
+    assert media == ["word/media/xla_image1.png"]            # the same picture is stored once
+    assert b'Extension="png" ContentType="image/png"' in p["[Content_Types].xml"]
+    rels = p["word/_rels/document.xml.rels"].decode()
+    assert re.search(r'Type="[^"]+/image" Target="media/xla_image1.png"', rels)
+    doc = ET.fromstring(p["word/document.xml"])
+    extents = [(int(e.get("cx")), int(e.get("cy"))) for e in doc.iter(WP + "extent")]
+    full = (11906 - 1800 - 1800) * EMU_PER_TWIP                  # A4 text width
+    assert extents[0][0] == full and abs(extents[0][1] - full * 500 / 800) <= 1        # 800 x 500 chart
+    assert abs(extents[1][0] - full * 0.6) <= 1 and abs(extents[1][1] * 800 - extents[1][0] * 500) <= 800
+    captions = [para for para in doc.iter(W + "p")
+                if para.find(W + "pPr/" + W + "pStyle") is not None
+                and para.find(W + "pPr/" + W + "pStyle").get(W + "val") == "Caption"]
+    assert len(captions) == 2
+    assert [c.find(W + "fldSimple").get(W + "instr").split() for c in captions] == [["SEQ", "图", "\\*", "ARABIC"]] * 2
+    assert ["".join(t.text for t in c.iter(W + "t")) for c in captions] == ["图 1 9月费用按类别", "图 2 同一张图，60%"]
+    styles = p["word/styles.xml"].decode()
+    assert re.search(r'w:styleId="Caption"><w:name w:val="caption"/>', styles)
+    read = ok(run("read_document", {"path": path}))["text"]
+    assert "图 1 9月费用按类别" in read and read.index("各部门费用如下图") < read.index("图 1") < read.index("图 2")
+
+
+def _bmp(width, height):
+    row = (width * 3 + 3) // 4 * 4
+    pixels = b"\xff\x80\x00" * width + b"\x00" * (row - width * 3)
+    body = pixels * height
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(body), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, width, -height, 1, 24, 0, len(body), 3780, 3780, 0, 0)
+    return header + info + body
+
+
+def _gif(width, height):
+    return (b"GIF89a" + struct.pack("<HH", width, height) + b"\x80\x00\x00" + b"\x00\x00\x00\xff\xff\xff"
+            + b"\x2c\x00\x00\x00\x00" + struct.pack("<HH", width, height) + b"\x00\x02\x02\x44\x01\x00\x3b")
+
+
+def test_jpeg_gif_bmp_sizes_from_their_headers(run, tmp_path):
+    jpg = os.path.join(FIXTURES, "ocr", "invoice.jpg")
+    (tmp_path / "方块.bmp").write_bytes(_bmp(40, 10))
+    (tmp_path / "动图.gif").write_bytes(_gif(30, 60))
+    target = tmp_path / "三种图.docx"
+    text = "![发票](%s)\n\n![](方块.bmp)\n\n![竖图](%s)" % (jpg, tmp_path / "动图.gif")
+    data = ok(run("write_document", {"path": str(target), "text": text}))
+    assert data["pictures"] == 3
+    check_package(str(target))
+    p = parts(str(target))
+    assert sorted(n.rsplit(".", 1)[-1] for n in p if n.startswith("word/media/")) == ["bmp", "gif", "jpeg"]
+    ct = p["[Content_Types].xml"].decode()
+    for ext, mime in (("jpeg", "image/jpeg"), ("gif", "image/gif"), ("bmp", "image/bmp")):
+        assert 'Extension="%s" ContentType="%s"' % (ext, mime) in ct
+    doc = ET.fromstring(p["word/document.xml"])
+    (jw, jh), (bw, bh), (gw, gh) = [(int(e.get("cx")), int(e.get("cy"))) for e in doc.iter(WP + "extent")]
+    with open(jpg, "rb") as fh:
+        head = fh.read()
+    sof = re.search(b"\xff[\xc0\xc2]..\x08(..)(..)", head, re.S)
+    height, width = struct.unpack(">H", sof.group(1))[0], struct.unpack(">H", sof.group(2))[0]
+    assert abs(jh / jw - height / width) < 0.01
+    # the BMP names 96 dpi (3780 px/m): 40 x 10 px is tiny, blown up at most twice its own size
+    assert abs(bw - 2 * 40 * 9525) < 200 and abs(bh - 2 * 10 * 9525) < 100
+    assert abs(gh / gw - 2.0) < 0.01
+    captions = [t.text for t in doc.iter(W + "t") if t.text and t.text.strip().startswith(("发票", "竖图"))]
+    assert captions == [" 发票", " 竖图"]       # the BMP has no caption text, so no caption: 竖图 is 图 2
+    assert b">2</w:t></w:r></w:fldSimple><w:r><w:t xml:space=\"preserve\"> \xe7\xab\x96\xe5\x9b\xbe" in p["word/document.xml"]
+
+
+def test_missing_or_unsupported_picture_is_refused_before_writing(run, tmp_path, home):
+    target = tmp_path / "原文档.docx"
+    ok(run("write_document", {"path": str(target), "text": "原来的内容"}))
+    before = target.read_bytes()
+    err = fail(run("write_document", {"path": str(target), "text": "新的\n\n![图](charts/没有这张.png)"}))
+    assert "没有这张.png" in err and "找不到" in err and "没有写入" in err
+    (tmp_path / "假图.png").write_bytes(b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\x00" * 32)
+    err = fail(run("write_document", {"path": str(target), "text": "![图](%s)" % (tmp_path / "假图.png")}))
+    assert "WebP" in err and "PNG" in err
+    (tmp_path / "坏图.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    err = fail(run("write_document", {"path": str(target), "mode": "append", "text": "![图](%s)" % (tmp_path / "坏图.png")}))
+    assert "损坏" in err
+    assert target.read_bytes() == before
+    err = fail(run("write_document", {"path": "新文件.docx", "text": "![图](%s)" % (home / ".ssh" / "id.png")}))
+    assert not os.path.exists(workspace(home, "新文件.docx"))
+
+
+def test_append_picture_keeps_every_existing_part(run, tmp_path, home):
+    chart(run)
+    path = tmp_path / "用户文档.docx"
+    shutil.copy(os.path.join(FIXTURES, "documents", "with_image.docx"), path)
+    before = parts(str(path))
+    ok(run("write_document", {"path": str(path), "mode": "append",
+                              "text": "## 附图\n\n![追加的图表](charts/9月费用.png){width=80%}\n\n再一张：\n\n![第二张](charts/9月费用.png)"}))
+    after = parts(str(path))
+    changed = {n for n in before if before[n] != after[n]}
+    assert changed <= {"word/document.xml", "word/styles.xml", "[Content_Types].xml", "word/_rels/document.xml.rels"}
+    assert set(after) - set(before) == {"word/media/xla_image1.png"}
+    rels_before = before["word/_rels/document.xml.rels"].decode()
+    rels_after = after["word/_rels/document.xml.rels"].decode()
+    for rel in re.findall(r"<Relationship [^>]+/>", rels_before):
+        assert rel in rels_after                                       # every old relationship as it was
+    old_ids = set(re.findall(r'Id="([^"]+)"', rels_before))
+    new_id = re.search(r'Id="([^"]+)"[^>]*Target="media/xla_image1.png"', rels_after).group(1)
+    assert new_id not in old_ids
+    check_package(str(path))
+    doc = after["word/document.xml"].decode()
+    ids = re.findall(r'<wp:docPr [^>]*?id="(\d+)"', doc)
+    assert len(ids) == len(set(ids))                                   # drawing ids never collide
+    styles = after["word/styles.xml"].decode()
+    # the document's own caption style (LibreOffice names it "Caption") is reused, not copied
+    assert styles.count('w:styleId="Caption"') == 1 and "Caption2" not in styles
+    assert doc.count('<w:pStyle w:val="Caption"/>') == 2
+    text = ok(run("read_document", {"path": str(path)}))["text"]
+    assert text.index("用户原有的最后一段") < text.index("图 1 追加的图表") < text.index("图 2 第二张")
+    # a second append numbers on from the captions already there
+    ok(run("write_document", {"path": str(path), "mode": "append", "text": "![第三张](charts/9月费用.png)"}))
+    assert "图 3 第三张" in ok(run("read_document", {"path": str(path)}))["text"]
+    check_package(str(path))
+
+
+# ---------------------------------------------------------------- furniture
+
+REPORT = """# 9月费用报告
+
+[TOC]
+
+\\newpage
+
+## 一、总体情况
+
+9月各部门费用合计 **21,000** 元。
+
+## 二、明细
+
+### （一）分类
+
+| 类别 | 金额 |
+|---|---|
+| 差旅 | 12300 |
+| 餐饮 | 5600 |
+
+<!-- landscape -->
+
+## 三、各部门明细（宽表）
+
+| 部门 | 1月 | 2月 | 3月 | 4月 | 5月 | 6月 | 7月 | 8月 | 9月 |
+|---|---|---|---|---|---|---|---|---|---|
+| 财务部 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 |
+
+<!-- portrait -->
+
+## 四、结论
+
+完。
+"""
+
+
+def test_page_numbers_header_toc_and_landscape_structure(run, home):
+    data = ok(run("write_document", {"path": "带目录.docx", "text": REPORT, "page_numbers": True,
+                                     "header": "财务部 · 内部资料"}))
+    assert "目录" in data["message"]
+    path = workspace(home, "带目录.docx")
+    check_package(path)
+    p = parts(path)
+    footer = p["word/footer1.xml"].decode()
+    assert re.findall(r"<w:instrText[^>]*> (\w+) </w:instrText>", footer) == ["PAGE", "NUMPAGES"]
+    assert "第 " in footer and " 页 共 " in footer
+    assert "财务部 · 内部资料" in p["word/header1.xml"].decode()
+    settings = p["word/settings.xml"].decode()
+    assert '<w:updateFields w:val="true"/>' in settings
+    doc = p["word/document.xml"].decode()
+    assert '<w:fldChar w:fldCharType="begin" w:dirty="true"/>' in doc and 'TOC \\o "1-3" \\h \\z \\u' in doc
+    sects = re.findall(r"<w:sectPr>.*?</w:sectPr>", doc)
+    assert len(sects) == 3                                # portrait | landscape | portrait
+    assert 'w:orient="landscape"' in sects[1] and 'w:orient' not in sects[0] + sects[2]
+    for sect in sects:
+        assert '<w:headerReference w:type="default"' in sect and '<w:footerReference w:type="default"' in sect
+    marks = re.findall(r'w:anchor="(_TocXla\d+)"', doc)
+    assert len(marks) == 6 and all('w:name="%s"' % m in doc for m in marks)
+    text = ok(run("read_document", {"path": path}))["text"]
+    assert "第 1 页 共 1 页" in text or "【页脚】" in text
+
+
+@needs_lo
+def test_report_pages_in_libreoffice(run, home, tmp_path):
+    chart(run)
+    text = REPORT.replace("完。", "完。\n\n![9月费用](charts/9月费用.png)")
+    ok(run("write_document", {"path": "带目录.docx", "text": text, "page_numbers": True, "header": "财务部"}))
+    pdf = to_pdf(workspace(home, "带目录.docx"), tmp_path)
+    pages = pdf_pages(pdf)
+    sizes = page_sizes(pdf)
+    assert len(pages) == 4
+    assert [w > h for w, h in sizes] == [False, False, True, False]         # the wide table's page is landscape
+    for n, page in enumerate(pages):
+        assert re.search(r"第\s*%d\s*页\s*共\s*4\s*页" % (n + 1), page), page       # footer fields computed
+        assert "财务部" in page
+    toc = dict((m.group(1).replace(" ", ""), int(m.group(2)))
+               for m in re.finditer(r"^\s*(\S.*?)\s*\.{5,}\s*(\d+)\s*$", pages[0], re.M))
+    assert toc == {"9月费用报告": 1, "一、总体情况": 2, "二、明细": 2, "（一）分类": 2,
+                   "三、各部门明细（宽表）": 3, "四、结论": 4}
+    assert "图 1 9 月费用" in pages[3] or "图 1 9月费用" in pages[3]
+    images = subprocess.run(["pdfimages", "-list", pdf], capture_output=True).stdout.decode()
+    assert re.search(r"^\s+4\s+0\s+image\s+800\s+500", images, re.M)
+    # the picture sits inside the margins: LibreOffice draws it at the text width
+    lines = [l for l in pdf_lines(pdf) if l[0] == 4]
+    assert min(l[3] for l in lines) >= 1800 / 20 - 1
+
+
+@needs_lo
+def test_gongwen_page_geometry(run, home, tmp_path):
+    body = "一二三四五六七八九十" * 70
+    text = ("# 关于做好2026年度费用管理工作的通知\n\n各部门：\n\n## 总体要求\n\n%s\n\n### 重点任务\n\n%s\n\n"
+            "## 工作安排\n\n%s" % (body, body, body))
+    data = ok(run("write_document", {"path": "通知.docx", "text": text, "style": "gongwen"}))
+    path = workspace(home, "通知.docx")
+    check_package(path)
+    p = parts(path)
+    doc = p["word/document.xml"].decode()
+    assert '<w:pgMar w:top="2098" w:right="1474" w:bottom="1984" w:left="1587"' in doc
+    assert '<w:docGrid w:type="lines" w:linePitch="579"/>' in doc
+    assert "<w:evenAndOddHeaders/>" in p["word/settings.xml"].decode()
+    styles = p["word/styles.xml"].decode()
+    assert re.search(r'heading 1".*?w:eastAsia="方正小标宋简体".*?<w:sz w:val="44"/>', styles)
+    assert re.search(r'heading 2".*?w:eastAsia="黑体"', styles) and re.search(r'heading 3".*?w:eastAsia="楷体"', styles)
+    assert 'w:eastAsia="仿宋"' in styles and '<w:sz w:val="32"/>' in styles
+    fonts = p["word/fontTable.xml"].decode()
+    assert '<w:font w:name="仿宋"><w:altName w:val="FangSong"/>' in fonts
+    read = ok(run("read_document", {"path": path}))["text"]
+    assert "一、总体要求" in read and "（一）重点任务" in read and "二、工作安排" in read      # order numbers added
+    assert data["headings"] == 4
+
+    pdf = to_pdf(path, tmp_path)
+    sizes = page_sizes(pdf)
+    assert all(abs(w - 595.3) < 1 and abs(h - 841.9) < 1 for w, h in sizes)
+    lines = pdf_lines(pdf)
+    numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
+    body_lines = [l for l in lines if l not in numbers]
+    page1 = [l for l in body_lines if l[0] == 1]
+    # the text block: top 37 mm, left 28 mm, right edge 26 mm from the page edge, 225 mm high
+    assert abs(min(l[3] for l in body_lines) - 28 * MM) < 1 * MM
+    assert max(l[4] for l in body_lines) <= (210 - 26) * MM + 1 * MM
+    assert max(l[2] for l in body_lines) <= (297 - 35) * MM + 1 * MM
+    # 22 lines a page, 28.95 pt apart; 28 characters on a full line
+    full = [l for l in body_lines if l[0] == 2]
+    assert len(full) == 22
+    # the glyphs of the first line: the 28.95 pt line starts at 37 mm, a 16 pt glyph sits at its foot
+    assert 37 * MM < full[0][1] < 37 * MM + 28.95 - 14
+    assert 37 * MM < page1[0][1] < 37 * MM + 28.95
+    pitches = [b[1] - a[1] for a, b in zip(full, full[1:])]
+    assert all(abs(x - 28.95) < 0.6 for x in pitches), pitches
+    assert max(len(l[5]) for l in body_lines) == 28
+    assert abs((full[-1][2] - full[0][1]) - (225 * MM - (28.95 - 16) )) < 3 * MM
+    # the title: centred; page numbers outside: odd pages right, even pages left
+    title = page1[0]
+    assert abs((title[3] + title[4]) / 2 - (28 + 156 / 2) * MM) < 2 * MM
+    assert title[2] - title[1] > 20                              # 二号 (22 pt) line
+    odd = [l for l in numbers if l[0] % 2 == 1]
+    even = [l for l in numbers if l[0] % 2 == 0]
+    assert odd and even
+    assert all(l[4] > (210 - 26 - 10) * MM for l in odd) and all(l[3] < (28 + 10) * MM for l in even)
+    assert [l[5] for l in numbers] == ["—%d—" % (n + 1) for n in range(len(sizes))]
+
+
+def test_refusals_for_new_parameters(run, tmp_path):
+    result = run("write_document", {"path": str(tmp_path / "a.docx"), "text": "x", "style": "fancy"})
+    assert not result.ok and "gongwen" in result.error           # the host checks the enum from tools.json
+    ok(run("write_document", {"path": str(tmp_path / "b.docx"), "text": "x"}))
+    err = fail(run("write_document", {"path": str(tmp_path / "b.docx"), "text": "y", "mode": "append",
+                                      "page_numbers": True}))
+    assert "新建" in err and "landscape" in err
