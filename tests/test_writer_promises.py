@@ -430,3 +430,19 @@ def test_concurrent_appends_all_land(home, tmp_path):
         ok(res)
     lines = target.read_text(encoding="utf-8").splitlines()
     assert sorted(lines[1:]) == sorted("第%d行" % i for i in range(8)) and lines[0] == "开始"
+
+
+def test_concurrent_document_appends_all_land(home, tmp_path):
+    import concurrent.futures
+    target = tmp_path / "纪要.docx"
+    ok(xla_host.run_tool("write_document", {"path": str(target), "text": "# 纪要"}, home=str(home)))
+
+    def one(i):
+        return xla_host.run_tool("write_document", {"path": str(target), "text": "第%d条意见" % i, "mode": "append"},
+                                 home=str(home), max_parallel=6)
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(one, range(6)))
+    for res in results:
+        ok(res)
+    text = ok(xla_host.run_tool("read_document", {"path": str(target)}, home=str(home)))["text"]
+    assert all(text.count("第%d条意见" % i) == 1 for i in range(6)), text

@@ -132,6 +132,12 @@ def main(params):
     if not text.strip():
         raise InputError("text 是空的，没有可写入的内容")
     path = paths.resolve_write(raw)
+    # the whole read-change-write cycle holds the file's lock: two appends at once must both land
+    with files.locked(path):
+        return _write(params, raw, text, mode, path)
+
+
+def _write(params, raw, text, mode, path):
     exists = os.path.isfile(path)
     if mode == "append" and exists:
         kind = sniff(path)
@@ -161,7 +167,7 @@ def main(params):
             fh.write(data)
         checked["doc"] = _verify(tmp, blocks, action == "appended")
 
-    backup = files.atomic_write(path, write_and_verify, backup=True)
+    backup = files.atomic_write(path, write_and_verify, backup=True, lock=False)
     doc = checked["doc"]
     counts = {"headings": sum(1 for b in blocks if b[0] == "h"),
               "paragraphs": sum(1 for b in blocks if b[0] in ("p", "quote")),
