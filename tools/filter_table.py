@@ -25,7 +25,7 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
-from xlakit.tables.derive import Filtered, NumberCells  # noqa: E402
+from xlakit.tables.derive import Filtered  # noqa: E402
 import table_io as tio  # noqa: E402
 
 MAX_LIMIT = 1048575          # one xlsx sheet, less the header row
@@ -80,15 +80,11 @@ def main(params):
                 yield first
                 for row in rows:
                     yield row
-            numbers = NumberCells(keep_text=params.get("keep_text"))
-            stream_out = numbers.wrap(stream())
-            saved = table_write.write_rows(target, stream_out, sheet=params.get("out_sheet") or DEFAULT_SHEET,
-                                           styles=numbers.styles())
+            saved = table_write.write_derived(target, stream(), params.get("out_sheet") or DEFAULT_SHEET,
+                                              keep_text=params.get("keep_text"), deadline=rt.deadline)
             for note in saved.get("warnings") or []:
                 rt.warn(note)
-            result["converted_columns"] = numbers.converted_columns()
-            if numbers.note():
-                rt.warn(numbers.note())
+            result["converted_columns"] = saved["converted_columns"]
             result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                           match_count=job.match_count, written=job.written, rows_scanned=job.scanned,
                           columns=header, column_count=len(header), complete=job.stopped_at is None,

@@ -34,7 +34,7 @@ from xlakit import paths, runtime as rt  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables import lookup  # noqa: E402
-from xlakit.tables.derive import NumberCells, row_notes  # noqa: E402
+from xlakit.tables.derive import row_notes  # noqa: E402
 import table_io as tio  # noqa: E402
 
 SHEETS = {"merge": "关联结果", "reconcile": "对账结果"}
@@ -78,15 +78,12 @@ def _bring(params, right, right_key):
 
 
 def _write(target, rows, sheet, params=None, result=None):
-    """Write the derived rows; money/number text becomes number cells unless keep_text
-    (``derive.NumberCells``), and ``result["converted_columns"]`` says which columns."""
-    numbers = NumberCells(keep_text=(params or {}).get("keep_text"))
-    rows = numbers.wrap(rows)
-    saved = table_write.write_rows(target, rows, sheet=sheet, styles=numbers.styles())
+    """Write the derived rows through the shared derived-table writer (number cells unless
+    keep_text); ``result["converted_columns"]`` says which columns were converted."""
+    saved = table_write.write_derived(target, rows, sheet, keep_text=(params or {}).get("keep_text"),
+                                      deadline=rt.deadline)
     if result is not None:
-        result["converted_columns"] = numbers.converted_columns()
-    if numbers.note():
-        rt.warn(numbers.note())
+        result["converted_columns"] = saved["converted_columns"]
     for note in saved.get("warnings") or []:
         rt.warn(note)
     return saved

@@ -426,7 +426,7 @@ class Server:
             return
         names = [t["name"] for t in self.tools()]
         if name not in names:
-            reply(error_message(msg_id, INVALID_PARAMS, "Unknown tool：没有名为 %s 的工具。可用：%s" % (
+            reply(error_message(msg_id, INVALID_PARAMS, "没有名为 %s 的工具。可用：%s" % (
                 name[:100], "、".join(names) or "（清单为空）")))
             return
         args = params.get("arguments")

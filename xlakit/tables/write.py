@@ -209,6 +209,20 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
 
 
 
+def write_derived(target, rows, sheet, keep_text=False, deadline=None):
+    """Write a derived table (filter/lookup/dedupe): money and number text becomes number cells
+    unless ``keep_text`` (``derive.NumberCells``). Returns :func:`write_rows`' answer plus
+    ``converted_columns``; the conversion's note joins its ``warnings``. One place, so the three
+    tools convert and report alike."""
+    from .derive import NumberCells
+    numbers = NumberCells(keep_text=keep_text)
+    saved = write_rows(target, numbers.wrap(rows), sheet=sheet, styles=numbers.styles(), deadline=deadline)
+    saved["converted_columns"] = numbers.converted_columns()
+    if numbers.note():
+        saved["warnings"] = list(saved.get("warnings") or []) + [numbers.note()]
+    return saved
+
+
 def output_path(out_path, sources, label, ext=None, param="out_path"):
     """The file a derived table is written to: ``out_path`` when given (through the deny list),
     else :func:`default_output_path` beside nothing in the workspace. A result never replaces one
