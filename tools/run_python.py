@@ -70,7 +70,7 @@ def main(params):
                       stdout_bytes=out.total, stderr_bytes=err.total)
         cut = [name for name, flag in (("stdout", out_cut), ("stderr", err_cut)) if flag]
         result["summary"] = pyrun.summarize(result["exit_code"], ran["timed_out"], timeout, ran["duration"],
-                                            ran["blocked"], count, cut, ran["fence"])
+                                            ran["blocked"], count, cut, ran["fence"], ran.get("extra"))
         if rt.text_size(result) <= rt.OUTPUT_LIMIT - 1200:
             break
         budget = int(budget * 0.75)

@@ -7,6 +7,7 @@ stderr. The tool script only turns parameters into a call of :func:`run` and the
 answer that fits the output cap (:func:`clip`, :func:`summarize`).
 """
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,7 @@ import time
 from . import paths
 from .errors import ToolError
 from .host import group_kwargs, kill_tree
+from xlaguard.seccomp import FILE_SIZE_LIMIT, MEMORY_LIMIT   # the limits the guard sets (stdlib-only module)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUARD = os.path.join(ROOT, "xla_guard.py")
@@ -26,7 +28,10 @@ SEP = "\x1f"
 HEAD_BYTES = 256 * 1024     # per stream, raw bytes kept from the start ...
 TAIL_BYTES = 256 * 1024     # ... and from the end; everything in between is counted and dropped
 MAX_BLOCKED = 20
-LAYER_NAMES = {"audit": "audit_hook", "landlock": "landlock"}
+LAYER_NAMES = {"audit": "audit_hook", "landlock": "landlock", "seccomp": "seccomp", "job": "job_object"}
+KERNEL_NAMES = {"landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象"}
+ADVISORY = ("拦截记录由脚本进程里的围栏写出，仅供参考（脚本能关掉或伪造自己进程里的输出）；"
+            "真正把关的是内核层（Linux 上的 Landlock 与 seccomp）。")
 
 
 class Drain(threading.Thread):
@@ -34,9 +39,9 @@ class Drain(threading.Thread):
     never blocks on a full pipe and memory stays bounded. With ``markers`` it also takes the guard's
     report lines out of the stream (they may follow unterminated script output on the same line)."""
 
-    def __init__(self, pipe, markers=False):
+    def __init__(self, pipe, markers=False, mark=MARK):
         super().__init__(daemon=True)
-        self.pipe, self.markers = pipe, markers
+        self.pipe, self.markers, self.mark = pipe, markers, mark
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
@@ -61,11 +66,12 @@ class Drain(threading.Thread):
         data = self._pending + chunk
         self._pending = b""
         while data:
-            at = data.find(MARK)
+            mark = self.mark
+            at = data.find(mark)
             if at < 0:
                 # keep a possible partial marker at the end for the next chunk
-                cut = max(0, len(data) - len(MARK) + 1)
-                while cut < len(data) and not MARK.startswith(data[cut:]):
+                cut = max(0, len(data) - len(mark) + 1)
+                while cut < len(data) and not mark.startswith(data[cut:]):
                     cut += 1
                 self._keep(data[:cut])
                 self._pending = data[cut:]
@@ -79,7 +85,7 @@ class Drain(threading.Thread):
                 self._pending = data[at:]
                 return
             if len(self.records) < 500:
-                self.records.append(data[at + len(MARK):end].decode("utf-8", "replace"))
+                self.records.append(data[at + len(mark):end].decode("utf-8", "replace"))
             data = data[end + 1:]
 
     def run(self):
@@ -137,27 +143,36 @@ def clip(parts, chars):
 
 
 def parse_records(records):
-    """Guard report lines -> (status dict, blocked list, blocked count)."""
+    """Guard report lines -> (status dict, blocked list, blocked count, extra). ``extra`` holds
+    ``ended`` (the guard's closing line arrived) and ``memory`` (the memory limit was hit).
+    ``records`` are what followed ``MARK + nonce`` (the Drain matched the nonce); a record must
+    go on with a field separator, so a longer forged nonce does not pass either."""
     status, blocked, count = None, [], 0
+    extra = {"ended": False, "memory": False}
     for rec in records:
         fields = rec.split(SEP)
-        if len(fields) < 2:
+        if len(fields) < 2 or fields[0] != "":
             continue
         kind = fields[1]
         if kind == "status" and status is None:
             status = dict(f.split("=", 1) for f in fields[2:] if "=" in f)
+        elif kind == "end":
+            extra["ended"] = True
+        elif kind == "limit" and len(fields) >= 3 and fields[2] == "memory":
+            extra["memory"] = True
         elif kind in ("block", "kernel") and len(fields) >= 5:
             count += 1
             if len(blocked) < MAX_BLOCKED:
-                layer = "audit_hook" if kind == "block" else "landlock"
+                layer = "audit_hook" if kind == "block" else "kernel"
                 message = fields[4]
                 if kind == "kernel":
-                    message = ("内核拒绝了脚本对 %s 的操作（权限不足；Landlock 围栏只允许写入工作空间和临时目录，"
-                               "也不允许启动程序）。" % fields[3])
+                    names = "、".join(KERNEL_NAMES.get(x, x) for x in fields[4].split("+") if x)
+                    message = ("内核（%s）拒绝了脚本对 %s 的操作：围栏只允许写入工作空间和临时目录，不允许启动程序、"
+                               "连接本机服务或改动其他进程。" % (names or "内核围栏", fields[3]))
                 item = {"layer": layer, "kind": fields[2], "target": fields[3], "message": message}
                 if item not in blocked:
                     blocked.append(item)
-    return status, blocked, count
+    return status, blocked, count, extra
 
 
 def fence_info(status, roots, unrestricted_env):
@@ -169,23 +184,35 @@ def fence_info(status, roots, unrestricted_env):
                 "note": "围栏已关闭（XLA_RUNPY_UNRESTRICTED=1，预留给外层沙箱）"}
     layers = [LAYER_NAMES.get(x, x) for x in status.get("layers", "").split(",") if x]
     info = {"active": True, "layers": layers, "allowed_dirs": roots, "landlock": status.get("landlock", "")}
-    if "landlock" not in layers:
+    for key in ("seccomp", "job"):
+        if key in status:
+            info[key] = status[key]
+    if "landlock" not in layers and "job_object" not in layers:
         info["note"] = "只有第一层（审计钩子）生效：%s。它能防住误操作，但不是严格的沙箱" % status.get("landlock", "")
     return info
 
 
-def summarize(exit_code, timed_out, timeout, duration, blocked, count, cut, fence):
+def summarize(exit_code, timed_out, timeout, duration, blocked, count, cut, fence, extra=None):
+    extra = extra or {}
     if timed_out:
         out = "脚本运行超过 %g 秒，已被终止（整个进程树都已结束）；下面是终止前的输出。" % timeout
+    elif extra.get("memory") or exit_code == -9:
+        out = ("%s内存超过上限（%d MiB），脚本已停止（退出码 %s）。请分批处理数据：按块读取文件、逐行处理、"
+               "及时释放不用的大对象。" % ("" if extra.get("memory") else "脚本被系统强行结束，多半是",
+                                       MEMORY_LIMIT >> 20, exit_code))
+    elif exit_code == -25:
+        out = "脚本写出的单个文件超过上限（%d MiB），已被停止。请把结果分成多个文件。" % (FILE_SIZE_LIMIT >> 20)
     elif exit_code == 0:
         out = "脚本正常结束（退出码 0，用时 %.1f 秒）。" % duration
     else:
         out = "脚本出错退出（退出码 %s，用时 %.1f 秒），原因见 stderr。" % (exit_code, duration)
     if count:
-        shown = "；".join("%s（%s）" % (b["target"], "审计钩子" if b["layer"] == "audit_hook" else "内核 Landlock")
+        shown = "；".join("%s（%s）" % (b["target"], "审计钩子" if b["layer"] == "audit_hook" else "内核")
                          for b in blocked[:3])
-        out += "写入围栏拦截了 %d 次操作：%s%s。只允许写入：%s；不能启动其他程序。" % (
-            count, shown, " 等" if count > 3 else "", "、".join(fence["allowed_dirs"]))
+        out += "写入围栏拦截了 %d 次操作：%s%s。只允许写入：%s；不能启动其他程序。%s" % (
+            count, shown, " 等" if count > 3 else "", "、".join(fence["allowed_dirs"]), ADVISORY)
+    if fence.get("active") and not extra.get("ended", True) and not timed_out:
+        out += "围栏的结束报告没有到达（脚本可能关掉了报告通道或直接结束了进程），拦截记录可能不完整。"
     for name in cut:
         out += "%s 太长，只保留了开头和结尾。" % name
     if fence.get("active") is False:
@@ -208,19 +235,41 @@ def run(script, args, timeout):
     Returns ``exit_code`` (None on timeout), ``timed_out``, ``duration``, ``fence``, ``blocked``,
     ``blocked_total``, and the two :class:`Drain` objects ``out`` / ``err`` for the answer."""
     roots = allowed_roots()
+    nonce = secrets.token_hex(16)
     cmd = [sys.executable, "-I", "-B", "-X", "utf8", "-u", GUARD]
     for r in roots:
         cmd += ["--root", r]
-    cmd += ["--path", PYDEPS, "--", script] + list(args)
+    extra = {}
+    rep_r = rep_w = None
+    if os.name == "posix":     # the guard's reports on a pipe of their own; stderr stays the script's
+        rep_r, rep_w = os.pipe()
+        cmd += ["--report-fd", str(rep_w)]
+        extra["pass_fds"] = (rep_w,)
+        _not_dumpable()
+    cmd += ["--nonce-stdin", "--path", PYDEPS, "--", script] + list(args)
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, cwd=os.path.dirname(script), env=dict(os.environ), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group_kwargs())
+        proc = subprocess.Popen(cmd, cwd=os.path.dirname(script), env=dict(os.environ), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group_kwargs(), **extra)
     except OSError as exc:
         raise ToolError("无法启动 Python 解释器：%s。请确认 Python 安装完整" % exc)
-    out, err = Drain(proc.stdout), Drain(proc.stderr, markers=True)
-    out.start()
-    err.start()
+    finally:
+        if rep_w is not None:
+            os.close(rep_w)
+    try:
+        proc.stdin.write(nonce.encode("ascii") + b"\n")
+        proc.stdin.close()
+    except OSError:
+        pass
+    mark = MARK + nonce.encode("ascii")
+    out = Drain(proc.stdout)
+    if rep_r is not None:
+        err = Drain(proc.stderr)
+        reports = Drain(os.fdopen(rep_r, "rb", buffering=0), markers=True, mark=mark)
+    else:
+        err = reports = Drain(proc.stderr, markers=True, mark=mark)
+    for d in {out, err, reports}:
+        d.start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)
@@ -232,14 +281,29 @@ def run(script, args, timeout):
         kill_tree(proc)
         raise
     duration = time.monotonic() - started
-    for d in (out, err):
+    drains = {out, err, reports}
+    for d in drains:
         d.join(timeout=3)
-    if out.is_alive() or err.is_alive():   # a leftover grandchild holds the pipe: kill the group again
+    if any(d.is_alive() for d in drains):   # a leftover grandchild holds a pipe: kill the group again
         kill_tree(proc)
-        for d in (out, err):
+        for d in drains:
             d.join(timeout=2)
-    status, blocked, count = parse_records(err.records)
+    status, blocked, count, extra = parse_records(reports.records)
     fence = fence_info(status, roots, os.environ.get("XLA_RUNPY_UNRESTRICTED") == "1")
     return {"exit_code": None if timed_out else proc.returncode, "timed_out": timed_out,
             "duration": duration, "fence": fence, "blocked": blocked, "blocked_total": count,
-            "out": out, "err": err}
+            "extra": extra, "out": out, "err": err}
+
+
+def _not_dumpable():
+    """Linux: make this process (run_python itself) non-dumpable, so its /proc/<pid>/fd (its stdout,
+    the answer to the host) cannot be reopened by the script, even past the audit hook; the guard
+    drops every capability, so not as root either (issue 25, D7). Harmless elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                                                ctypes.c_ulong(0))   # PR_SET_DUMPABLE 0
+    except (OSError, AttributeError):
+        pass
