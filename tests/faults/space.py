@@ -114,3 +114,10 @@ def unfill(mount):
 def remount(mount, read_only):
     """Turn the tmpfs at ``mount`` read-only (``mount -o remount,ro``) or back to read-write."""
     _mount(None, mount, None, MS_REMOUNT | (MS_RDONLY if read_only else 0), None)
+
+
+def mount_tmpfs(point, size):
+    """One more tmpfs at ``point`` (inside the child's namespace; e.g. the user's folder as a disk
+    of its own, to turn read-only while HOME stays writable)."""
+    os.makedirs(point, exist_ok=True)
+    _mount("tmpfs", point, "tmpfs", 0, "size=%d,mode=0755" % size)

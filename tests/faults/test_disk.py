@@ -103,9 +103,10 @@ def disk():
 def _reset(mount, sid, files):
     home, work = _paths(mount)
     space.unfill(mount)
-    for p in (home, work):
-        shutil.rmtree(str(p), ignore_errors=True)
-        p.mkdir(parents=True)
+    for p in (home, work):        # emptied, not removed: the user's folder may be a mount point
+        p.mkdir(parents=True, exist_ok=True)
+        for child in p.iterdir():
+            shutil.rmtree(str(child)) if child.is_dir() and not child.is_symlink() else child.unlink()
     (home / ".xla" / "backup").mkdir(parents=True)   # a user who has written before
     for name, data in files.items():
         p = samples.place(home, work, name)
