@@ -98,7 +98,7 @@ def test_eight_writers_append_to_one_file_at_once(tmp_path):
         done = list(pool.map(lambda job: (job,) + _run_all(job[0], job[1], tmp_path, home), jobs))
     failures, written = [], {}
     for (kind, how), path, answers in done:
-        tally.scenario(WRITERS)
+        tally.scenario()
         bad = [a[1] for a in answers if not a[0]]
         if bad:
             failures.append("%s %s: %d of %d writers failed: %s" % (kind, how, len(bad), WRITERS, bad[0]))

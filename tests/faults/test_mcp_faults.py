@@ -24,12 +24,12 @@ import pytest
 
 from conftest import ROOT, alive
 
+from test_mcp import ECHO, Raw, make_toolbox
+
 from . import harness, tally
 
 XLA = os.path.join(ROOT, "xla.py")
 WAIT = 30
-
-ECHO = "import json, sys\nprint(json.dumps({'ok': True, 'args': json.loads(sys.stdin.read() or '{}')}))\n"
 # starts a grandchild, writes both pids to <folder>/<n>.pids, then sleeps
 SLOW = ("import json, os, subprocess, sys, time\n"
         "n = json.loads(sys.stdin.read() or '{}').get('n', 0)\n"
@@ -41,25 +41,18 @@ SLOW = ("import json, os, subprocess, sys, time\n"
 
 
 def _toolbox(tmp_path):
-    root = tmp_path / "box"
     pids = tmp_path / "pids"
-    (root / "tools").mkdir(parents=True)
     pids.mkdir()
-    scripts = {"echo": ECHO, "slow": SLOW % str(pids)}
-    tools = []
-    for name, body in scripts.items():
-        (root / "tools" / (name + ".py")).write_text(body, encoding="utf-8")
-        tools.append({"name": name, "description": "测试工具 %s" % name, "parameters": {
-            "type": "object", "properties": {"n": {"type": "integer", "description": "编号"}}, "required": []}})
-    (root / "tools.json").write_text(json.dumps({"tools": tools}, ensure_ascii=False), encoding="utf-8")
-    return str(root), pids
+    return make_toolbox(tmp_path, {"echo": ECHO, "slow": SLOW % str(pids)}), pids
 
 
-class Client:
-    """The server on a pipe; every stdout line must be one JSON-RPC message (or a batch of them)."""
+class Client(Raw):
+    """The server on a pipe (``write``/``send`` as in test_mcp); every stdout line must be one
+    JSON-RPC message or a batch, and a line that is not is kept in ``bad_lines``, not fatal."""
 
     def __init__(self, root, home, reader=True):
-        self.err = open(os.path.join(str(home), "mcp-stderr.log"), "wb")
+        self.err_path = os.path.join(str(home), "mcp-stderr.log")
+        self.err = open(self.err_path, "wb")
         self.proc = subprocess.Popen([sys.executable, XLA, "mcp", "--root", root, "--timeout", "40"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
                                      env={"HOME": str(home), "PATH": os.environ.get("PATH", os.defpath)})
@@ -81,13 +74,6 @@ class Client:
             for m in items:
                 self.messages.put(m)
         self.messages.put(None)
-
-    def write(self, data):
-        self.proc.stdin.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-        self.proc.stdin.flush()
-
-    def send(self, obj):
-        self.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
     def collect(self, ids, seconds=WAIT):
         """``{id: [messages]}`` until every id in ``ids`` has an answer (others are dropped)."""
@@ -244,7 +230,7 @@ def test_garbage_lines_get_errors_and_the_server_reads_on(server):
 
 def test_a_hundred_calls_at_once_each_answered_once(server):
     s = server()
-    tally.scenario(100)
+    tally.scenario()
     s.write("".join(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
                                 "params": {"name": "echo", "arguments": {"n": n}}}) + "\n" for n in range(100)))
     got = s.collect(range(100), seconds=120)
@@ -260,7 +246,7 @@ def test_a_hundred_calls_at_once_each_answered_once(server):
 def test_every_call_cancelled_no_answer_no_process_left(server):
     s = server()
     n_calls = 12
-    tally.scenario(n_calls)
+    tally.scenario()
     for n in range(n_calls):
         s.send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "slow", "arguments": {"n": n}}})
     assert _wait_until(lambda: len(_pids(server.pids)) >= 4), "the first slow tools did not start"
@@ -308,7 +294,7 @@ def test_memory_stays_flat_over_ten_thousand_requests(server):
         k = burst("tools/list", 200, k)
         k = burst("call", 10, k)
     after = s.rss_kb()
-    tally.scenario(k)
+    tally.scenario()
     assert k >= 10000
     print("RSS %d -> %d kB over %d requests" % (before, after, k))
     assert after - before < 4096, "RSS grew from %d kB to %d kB over %d requests" % (before, after, k)
