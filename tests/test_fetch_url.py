@@ -272,3 +272,21 @@ def test_extraction_shapes_of_old_and_listing_pages():
     assert [l["url"] for l in page.links][:2] == ["https://www.example.cn/n/0/0.html", "https://www.example.cn/n/0/1.html"]
     deep = "<html><body>" + "<font>" * 5000 + "很深的嵌套，也要读得出来。" * 20 + "</body></html>"
     assert "很深的嵌套" in readable.extract(deep).text
+
+
+def test_a_page_cut_short_of_its_content_length_is_an_error(serve, run):
+    """Found by tests/faults: a server that closes before the Content-Length it promised gave a
+    half page (a UTF-8 character cut in two even made it read as GB18030 mojibake) as the page."""
+    from netserver import Reply
+    half = ARTICLE.encode("utf-8")[:1001]
+    serve.handler("/cut.html", lambda req: Reply(half, length=len(half) * 3, close=True), host="news.example.cn")
+    err = fail(run("fetch_url", {"url": NEWS + "/cut.html"}, extra_env=env(serve)))
+    assert "中途断开" in err and "只收到" in err
+
+
+def test_random_bytes_sent_as_html_are_an_error_not_a_page(serve, run):
+    """Found by tests/faults: 10 MB of random bytes (or a gzip stream of zeros) labelled text/html
+    came back as the page's "text"."""
+    serve.page("/noise.html", os.urandom(200000), host="news.example.cn")
+    err = fail(run("fetch_url", {"url": NEWS + "/noise.html"}, extra_env=env(serve)))
+    assert "乱码或二进制" in err

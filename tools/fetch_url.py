@@ -27,7 +27,7 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import http  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
-from xlakit.text import human_size  # noqa: E402
+from xlakit.text import human_size, looks_like_text  # noqa: E402
 from xlakit.web import fetch as pages, readable  # noqa: E402
 
 OVERALL = 45.0               # seconds this tool may spend, whatever happens
@@ -85,6 +85,9 @@ def main(params):
                     "note": "这个地址返回的不是网页正文，而是%s（%s，%s%s）" % (
                         what, ctype or "未声明类型", "" if exact else "至少 ", human_size(size))})
         return out
+    if resp.content and not looks_like_text(resp.content[:65536]):   # random bytes, an endless gzip of zeros
+        raise ToolError("%s 声称返回的是%s，但内容是乱码或二进制数据，读不出文字（收到 %s）。请检查网址是否正确，或稍后重试" % (
+            host, "网页" if is_html else (ctype or "文本"), human_size(len(resp.content))), url=resp.url)
     text = resp.text
     out["content_type"] = ctype or ("text/html" if is_html else "")
     out["encoding"] = resp.encoding

@@ -512,10 +512,14 @@ def move_to_trash(path):
             shutil.rmtree(slot, ignore_errors=True)
             raise os_error(exc2, path, "删除")
     info = {"original": path, "deleted_at": datetime.datetime.now().isoformat(timespec="seconds")}
-    try:
-        with open(os.path.join(slot, ".xla-trash.json"), "w", encoding="utf-8") as fh:
+    note = os.path.join(slot, ".xla-trash.json")
+    try:        # the note is a convenience (the answer says where the file came from): a full disk skips it
+        with open(note, "w", encoding="utf-8") as fh:
             json.dump(info, fh, ensure_ascii=False)
     except OSError:
-        pass
+        try:    # never a half-written note
+            os.remove(note)
+        except OSError:
+            pass
     return {"trash_path": target, "original": path, "kept_days": TRASH_DAYS,
             "restore": "把 %s 移回 %s 即可恢复（回收站保留 %d 天）" % (target, path, TRASH_DAYS)}

@@ -502,6 +502,11 @@ class Session(object):
                     truncated = True
                     break
             if not truncated:
+                if not resp.chunked and resp.length:
+                    # the server closed before the Content-Length it promised (http.client's read1
+                    # just returns b"" there): a cut-off page must not pass for the whole one
+                    raise NetError("%s 的回应在传输中途断开（声明 %s，只收到 %s）。请稍后重试" % (
+                        host, _fmt_bytes(declared or 0), _fmt_bytes(wire)), "reset", url)
                 tail = decoder.flush()
                 out.append(tail)
                 size += len(tail)

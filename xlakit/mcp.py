@@ -39,13 +39,15 @@ What it does, and why each part is there:
   the next ``tools/list`` has it and ``notifications/tools/list_changed`` tells the client to ask.
   A manifest that fails the check is logged and the previous good list is kept, as the assistant
   does.
-- End of stdin, SIGTERM or Ctrl+C: running calls are cancelled (children killed) and the server
-  exits.
+- End of stdin: running calls finish and answer, then the server exits; when the client has
+  closed our stdout as well (it is gone), they are cancelled instead. SIGTERM or Ctrl+C: running
+  calls are cancelled (children killed) and the server exits.
 """
 import base64
 import binascii
 import json
 import os
+import select
 import signal
 import sys
 import threading
@@ -176,6 +178,7 @@ class Server:
         self.client = ""
         self._write_lock = threading.Lock()
         self._closed = False             # set at shutdown: no thread may be mid-write at exit
+        self._output_broken = False      # a write to the client failed: nobody reads us any more
         self._state_lock = threading.Lock()
         self._manifest_lock = threading.Lock()
         self._inflight = {}              # id key -> threading.Event
@@ -216,7 +219,23 @@ class Server:
                 self.outfile.write(data)
                 self.outfile.flush()
             except (OSError, ValueError):
+                self._output_broken = True
                 self.stopping.set()
+
+    def output_gone(self):
+        """True when nobody reads our answers any more: a write failed, or (POSIX) the reading end
+        of our stdout pipe or socket is closed (``poll`` reports an error or hang-up on it)."""
+        if self._output_broken:
+            return True
+        if not hasattr(select, "poll"):  # pragma: no cover - Windows
+            return False
+        try:
+            poller = select.poll()
+            poller.register(self.outfile.fileno(), select.POLLOUT)
+            events = poller.poll(0)
+        except (OSError, ValueError, AttributeError):   # not a real file (a test's BytesIO)
+            return False
+        return any(ev & (select.POLLERR | select.POLLHUP) for _fd, ev in events)
 
     def notify(self, method, params=None):
         message = {"jsonrpc": "2.0", "method": method}
@@ -498,8 +517,9 @@ class Server:
 
     def shutdown(self, cancel=True):
         """End the session. At end of input the running calls finish and answer (a piped script
-        reads them; each call is bounded by its timeout); on a signal they are cancelled and their
-        children killed."""
+        reads them; each call is bounded by its timeout), unless the client is gone altogether (its
+        end of our stdout closed too, :meth:`output_gone`); then, as on a signal, they are
+        cancelled and their children killed."""
         with self._state_lock:
             events = list(self._inflight.values())
             threads = list(self._threads)
@@ -508,7 +528,18 @@ class Server:
                 event.set()
         deadline = time.monotonic() + (SHUTDOWN_WAIT if cancel else self.timeout + SHUTDOWN_WAIT)
         for thread in threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+            while thread.is_alive() and time.monotonic() < deadline:
+                thread.join(min(0.2, max(0.0, deadline - time.monotonic())))
+                if not cancel and thread.is_alive() and self.output_gone():
+                    # the client closed stdin and went: nobody will read these answers, so the
+                    # calls are cancelled (children killed) instead of run out to their timeout
+                    cancel = True
+                    with self._state_lock:
+                        events = list(self._inflight.values())
+                    for event in events:
+                        event.set()
+                    self.log("客户端已断开，取消运行中的调用")
+                    deadline = min(deadline, time.monotonic() + SHUTDOWN_WAIT)
         self.stopping.set()
         if self._watcher is not None:
             self._watcher.join(5)

@@ -10,49 +10,14 @@
 - a temp file the kill left behind is never taken for the user's file (hidden, ``.xla-*.tmp``) and
   the next write in that folder, once it is stale, removes it; that next write succeeds at once.
 """
-import csv
 import os
 import shutil
 
 import pytest
 
-from . import harness, tally
+from . import harness, samples, tally
 
 N_ROWS_BIG = 100_000
-
-
-def _csv(rows=5):
-    import io
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["日期", "客户", "金额"])
-    for i in range(rows):
-        w.writerow(["2024-09-%02d" % (i % 28 + 1), "客户%d" % (i % 7), 100 + i])
-    return buf.getvalue().encode("utf-8-sig")
-
-
-def _xlsx(rows=5):
-    import io
-    import openpyxl
-    wb = openpyxl.Workbook(write_only=rows > 1000)
-    ws = wb.create_sheet("Sheet") if rows > 1000 else wb.active
-    ws.append(["日期", "客户", "金额"])
-    for i in range(rows):
-        ws.append(["2024-09-%02d" % (i % 28 + 1), "客户%d" % (i % 7), 100 + i])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
-
-
-def _docx():
-    """A Word document made by write_document itself (the appends below go onto a real one)."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as scratch:
-        out = os.path.join(scratch, "底稿.docx")
-        code, o, e, _ = harness.spawn("write_document", {"path": out, "text": "# 原有的标题\n\n原有的第一段"}, scratch)
-        assert code == 0, (o, e)
-        with open(out, "rb") as fh:
-            return fh.read()
 
 
 ROWS = [["2024-10-01", "新客户", 999], ["2024-10-02", "新客户二", 1000]]
@@ -60,29 +25,29 @@ ROWS = [["2024-10-01", "新客户", 999], ["2024-10-02", "新客户二", 1000]]
 # id -> (tool, args (paths relative to the work folder, "@" marks them), target, files before, backup promised)
 SCENARIOS = {
     "csv_overwrite": ("write_spreadsheet", {"path": "@账.csv", "rows": [["甲", "乙"]] + ROWS}, "账.csv",
-                      {"账.csv": _csv}, True),
+                      {"账.csv": samples.csv_bytes}, True),
     "csv_append": ("write_spreadsheet", {"path": "@账.csv", "rows": ROWS, "mode": "append"}, "账.csv",
-                   {"账.csv": _csv}, True),
+                   {"账.csv": samples.csv_bytes}, True),
     "xlsx_overwrite": ("write_spreadsheet", {"path": "@账.xlsx", "rows": [["甲", "乙"]] + ROWS}, "账.xlsx",
-                       {"账.xlsx": _xlsx}, True),
+                       {"账.xlsx": samples.xlsx_bytes}, True),
     "xlsx_append": ("write_spreadsheet", {"path": "@账.xlsx", "rows": ROWS, "mode": "append"}, "账.xlsx",
-                    {"账.xlsx": _xlsx}, True),
+                    {"账.xlsx": samples.xlsx_bytes}, True),
     "xlsx_100k_append": ("write_spreadsheet", {"path": "@大账.xlsx", "rows": ROWS, "mode": "append"}, "大账.xlsx",
-                         {"大账.xlsx": lambda: _xlsx(N_ROWS_BIG)}, True),
+                         {"大账.xlsx": lambda: samples.xlsx_bytes(N_ROWS_BIG)}, True),
     "docx_new": ("write_document", {"path": "@报告.docx", "text": "# 标题\n\n第一段\n\n- 一\n- 二"}, "报告.docx",
                  {}, False),
     "docx_append": ("write_document", {"path": "@报告.docx", "text": "追加的一段", "mode": "append"}, "报告.docx",
-                    {"报告.docx": _docx}, True),
+                    {"报告.docx": samples.docx_bytes}, True),
     "text_new": ("write_text", {"path": "@说明.txt", "text": "第一行\n第二行\n"}, "说明.txt", {}, False),
     "text_append": ("write_text", {"path": "@说明.txt", "text": "追加一行\n", "mode": "append"}, "说明.txt",
                     {"说明.txt": lambda: "原有的一行\n".encode("utf-8")}, True),
-    "delete_file": ("delete_file", {"path": "旧.csv"}, "~旧.csv", {"~旧.csv": _csv}, False),
+    "delete_file": ("delete_file", {"path": "旧.csv"}, "~旧.csv", {"~旧.csv": samples.csv_bytes}, False),
     "filter_table": ("filter_table", {"path": "@源.csv", "where": [{"column": "金额", "op": ">", "value": 101}],
-                                      "out_path": "@筛.xlsx"}, "筛.xlsx", {"源.csv": lambda: _csv(40)}, False),
+                                      "out_path": "@筛.xlsx"}, "筛.xlsx", {"源.csv": lambda: samples.csv_bytes(40)}, False),
     "pivot_table_over_old": ("pivot_table", {"path": "@源.csv", "row": {"column": "客户"}, "col": {"column": "日期", "by": "month"},
                                              "value": "金额",
                                              "out_path": "@透.xlsx"}, "透.xlsx",
-                             {"源.csv": lambda: _csv(40), "透.xlsx": _xlsx}, True),
+                             {"源.csv": lambda: samples.csv_bytes(40), "透.xlsx": samples.xlsx_bytes}, True),
     "draw_chart": ("draw_chart", {"type": "bar", "labels": ["一", "二", "三"], "values": [3, 1, 2],
                                   "file_name": "图"}, "~图.png", {}, False),
 }
@@ -97,16 +62,6 @@ def _files_before(sid):
     return _BYTES[sid]
 
 
-def _resolve(value, work):
-    if isinstance(value, str) and value.startswith("@"):
-        return os.path.join(str(work), value[1:])
-    if isinstance(value, dict):
-        return {k: _resolve(v, work) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_resolve(v, work) for v in value]
-    return value
-
-
 def _reset(base, sid):
     """A pristine home and work folder holding the scenario's files (same state on every run, so
     the traced run's call numbers hold for the killed ones)."""
@@ -115,16 +70,10 @@ def _reset(base, sid):
         shutil.rmtree(str(p), ignore_errors=True)
         p.mkdir(parents=True)
     for name, data in _files_before(sid).items():
-        p = _target(home, work, name)
+        p = samples.place(home, work, name)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
     return home, work
-
-
-def _target(home, work, name):
-    if name.startswith("~"):
-        return home / ".xla" / "workspace" / name[1:]
-    return work / name
 
 
 def _check_after_kill(sid, home, work, target, old, new, promised):
@@ -153,7 +102,7 @@ def _check_after_kill(sid, home, work, target, old, new, promised):
                 tally.add("bytes_lost", len(old))
             assert found, "%s: deleted file not in the trash" % sid
     for name, data in _files_before(sid).items():     # sources (and the old target) elsewhere untouched
-        p = _target(home, work, name)
+        p = samples.place(home, work, name)
         if p != target:
             tally.checked()
             assert p.read_bytes() == data, "%s: %s changed" % (sid, name)
@@ -184,8 +133,8 @@ def test_kill_at_every_step(sid, tmp_path):
     tool, raw_args, target_name, _before, promised = SCENARIOS[sid]
     base = tmp_path / "k"
     home, work = _reset(base, sid)
-    args = _resolve(raw_args, work)
-    target = _target(home, work, target_name)
+    args = samples.resolve(raw_args, work)
+    target = samples.place(home, work, target_name)
     old = target.read_bytes() if target.exists() else None
     watch = [str(work), os.path.join(str(home), ".xla")]
     if harness.STRACE:
