@@ -157,6 +157,45 @@ def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
     assert texts[1] == "￥{:,.2f}".format(expected[1])
 
 
+SOURCE_FORMAT = '"¥"#,##0.00;[Red]\\-"¥"#,##0.00'
+
+
+@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
+def test_derived_tables_keep_the_source_number_format(run, tmp_path, tool):
+    """金额 mixes number cells in the source's own currency format with money text: the converted
+    column keeps that format; 折扣 (percent text, no format) gets 0.00%; 数量 (number text in a
+    column whose cells are built-in #,##0) keeps #,##0."""
+    src = tmp_path / "带格式.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["客户", "金额", "折扣", "数量"])
+    for i in range(12):
+        ws.append(["客户%d" % (i % 3), 1000.5 + i if i % 2 else "￥1,%03d.50" % i, "%d%%" % (5 + i),
+                   1200 + i if i % 3 else "1,2%02d" % i])
+        ws.cell(i + 2, 2).number_format = SOURCE_FORMAT
+        ws.cell(i + 2, 4).number_format = "#,##0"
+    wb.save(str(src))
+    out = tmp_path / ("%s.xlsx" % tool)
+    if tool == "filter_table":
+        args = {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无"}], "out_path": str(out)}
+    elif tool == "lookup_table":
+        right = tmp_path / "客户.xlsx"
+        wb = openpyxl.Workbook()
+        wb.active.append(["客户", "城市"])
+        for k in range(3):
+            wb.active.append(["客户%d" % k, "城市%d" % k])
+        wb.save(str(right))
+        args = {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
+    else:
+        args = {"path": str(src), "keys": ["金额"], "out_path": str(out)}
+    data = ok(run(tool, args))
+    formats = {c["column"]: c["number_format"] for c in data["converted_columns"]}
+    assert formats == {"金额": SOURCE_FORMAT, "折扣": "0.00%", "数量": "#,##0"}, formats
+    for letter, fmt in (("B", SOURCE_FORMAT), ("C", "0.00%"), ("D", "#,##0")):
+        cells = _column(out, letter)
+        assert all(isinstance(c.value, (int, float)) and c.number_format == fmt for c in cells), letter
+
+
 def test_clean_table_report_adds_up_to_the_cells_that_changed(run, tmp_path):
     """Every changed cell is in the report, once: input and output compared cell by cell."""
     src = tmp_path / "杂乱.xlsx"

@@ -254,6 +254,12 @@ class BaseBook(object):
     def warnings(self, notes):
         self._warnings = list(notes)
 
+    def number_formats(self, name=None, first_row=1, rows=200):
+        """{0-based column: number format code} that the sheet's first cells carry (money and
+        number formats only, never dates) in rows ``first_row`` to ``first_row + rows - 1``:
+        derived tables keep them. Readers of formats without cell styles (csv, html…) have none."""
+        return {}
+
     def note_formula_without_value(self, sheet, row, col, formula=None):
         """Record a formula cell the file stores without its result (1-based ``row``, 0-based
         ``col``; ``formula`` its text when the file has it). Rows come in order within a pass, so

@@ -38,7 +38,7 @@ import zlib
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
-                       _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
+                       column_style_counts, _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
                        decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
                        strip_comments)
 
@@ -393,7 +393,27 @@ class XlsxBook(BaseBook):
                         yield rnum, values
         self._merge_cache[info.index] = _dedupe(merges)
 
-    # -- merges / dimensions ----------------------------------------------------------------
+    # -- merges / dimensions / number formats --------------------------------------------------
+
+    def number_formats(self, name=None, first_row=1, rows=200):
+        """The most common money/number format per column among the styled cells of the given
+        rows (see ``BaseBook.number_formats``), from the first MB of the sheet's XML."""
+        info, member = self._part(name)
+        if member is None or not self.styles.codes:
+            return {}
+        head = self._head(member, 1 << 20)
+        m = re.search(rb"<(?:(\w+):)?worksheet\b", head)
+        p = (m.group(1) + b":") if m and m.group(1) else b""
+        out = {}
+        for col, counts in column_style_counts(head, p, first_row, first_row + rows - 1).items():
+            by_code = {}
+            for style, n in counts.items():
+                code = self.styles.codes.get(style)
+                if code:
+                    by_code[code] = by_code.get(code, 0) + n
+            if by_code:
+                out[col] = max(sorted(by_code), key=lambda c: by_code[c])
+        return out
 
     def merges(self, name=None):
         info, member = self._part(name)
