@@ -117,23 +117,27 @@ def _column(path, letter):
     return [c for c in ws[letter]][1:]
 
 
-@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
-def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
-    src = tmp_path / "流水.xlsx"
-    expected = _money_ledger(src)
-    out = tmp_path / ("%s.xlsx" % tool)
+def _derived_args(tool, src, out, tmp_path, dedupe_key):
+    """Arguments that make ``tool`` copy every row of ``src`` (a 客户 column) into ``out``."""
     if tool == "filter_table":
-        args = {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无此人"}], "out_path": str(out)}
-    elif tool == "lookup_table":
+        return {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无此人"}], "out_path": str(out)}
+    if tool == "lookup_table":
         right = tmp_path / "客户.xlsx"
         wb = openpyxl.Workbook()
         wb.active.append(["客户", "电话"])
         for k in range(4):
             wb.active.append(["客户%d" % k, "1380000000%d" % k])
         wb.save(str(right))
-        args = {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
-    else:
-        args = {"path": str(src), "keys": ["订单号"], "out_path": str(out)}
+        return {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
+    return {"path": str(src), "keys": [dedupe_key], "out_path": str(out)}
+
+
+@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
+def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
+    src = tmp_path / "流水.xlsx"
+    expected = _money_ledger(src)
+    out = tmp_path / ("%s.xlsx" % tool)
+    args = _derived_args(tool, src, out, tmp_path, "订单号")
     data = ok(run(tool, args))
     converted = {c["column"]: c for c in data["converted_columns"]}
     assert set(converted) == {"金额"}, data["converted_columns"]
@@ -176,19 +180,7 @@ def test_derived_tables_keep_the_source_number_format(run, tmp_path, tool):
         ws.cell(i + 2, 4).number_format = "#,##0"
     wb.save(str(src))
     out = tmp_path / ("%s.xlsx" % tool)
-    if tool == "filter_table":
-        args = {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无"}], "out_path": str(out)}
-    elif tool == "lookup_table":
-        right = tmp_path / "客户.xlsx"
-        wb = openpyxl.Workbook()
-        wb.active.append(["客户", "城市"])
-        for k in range(3):
-            wb.active.append(["客户%d" % k, "城市%d" % k])
-        wb.save(str(right))
-        args = {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
-    else:
-        args = {"path": str(src), "keys": ["金额"], "out_path": str(out)}
-    data = ok(run(tool, args))
+    data = ok(run(tool, _derived_args(tool, src, out, tmp_path, "金额")))
     formats = {c["column"]: c["number_format"] for c in data["converted_columns"]}
     assert formats == {"金额": SOURCE_FORMAT, "折扣": "0.00%", "数量": "#,##0"}, formats
     for letter, fmt in (("B", SOURCE_FORMAT), ("C", "0.00%"), ("D", "#,##0")):

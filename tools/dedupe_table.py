@@ -59,13 +59,10 @@ def _open(source, params):
 
 def _write(target, rows, sheet, params=None, result=None, tables=()):
     """Write the derived rows through the shared derived-table writer (number cells unless
-    keep_text, in the number formats of the source ``tables``' columns, the first table's
-    first); ``result["converted_columns"]`` says which columns were converted."""
-    formats = {}
-    for table in reversed(tables):
-        formats.update(table.number_formats())
+    keep_text, in the number formats of the source ``tables``); ``result["converted_columns"]``
+    says which columns were converted."""
     saved = table_write.write_derived(target, rows, sheet, keep_text=(params or {}).get("keep_text"),
-                                      deadline=rt.deadline, source_formats=formats)
+                                      deadline=rt.deadline, sources=tables)
     if result is not None:
         result["converted_columns"] = saved["converted_columns"]
     for note in saved.get("warnings") or []:

@@ -82,7 +82,7 @@ def main(params):
                     yield row
             saved = table_write.write_derived(target, stream(), params.get("out_sheet") or DEFAULT_SHEET,
                                               keep_text=params.get("keep_text"), deadline=rt.deadline,
-                                              source_formats=table.number_formats())
+                                              sources=(table,))
             for note in saved.get("warnings") or []:
                 rt.warn(note)
             result["converted_columns"] = saved["converted_columns"]
