@@ -5,13 +5,15 @@
     python3 xla.py list                  the tools, one line each
     python3 xla.py schema                the manifest as a function-calling tool list (JSON)
     python3 xla.py run NAME [JSON]       run a tool like the assistant (JSON from the argument or stdin)
-                 [--save-images DIR] [--timeout S]
+                 [--save-images DIR] [--timeout S] [--env NAME=VALUE ...]
     python3 xla.py mcp [--root DIR]      serve every tool over MCP (stdio) for MCP clients
     python3 xla.py deps                  pre-install every third-party library into tools/pydeps
     python3 xla.py install ocr           install the OCR engine (~130 MB) ahead of the first scan
     python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
                                          update ~/.xla-tools to the newest released tag
-    python3 xla.py selftest [pytest args] install what the tests need into .venv and run them all
+    python3 xla.py selftest [--quick] [pytest args]
+                                         install what the tests need into .venv and run them all
+                                         (--quick: only the tests marked quick, a first check)
 """
 import json
 import os
@@ -34,13 +36,14 @@ USAGE = """xla-tools 命令行
     python3 xla.py list                   列出全部工具和参数
     python3 xla.py schema                 输出给模型接口用的函数定义（JSON）
     python3 xla.py run 工具名 [JSON]      像助手一样运行一个工具（JSON 也可从标准输入给）
-                  [--save-images 目录] [--timeout 秒]
+                  [--save-images 目录] [--timeout 秒] [--env 名字=值 ...]
     python3 xla.py mcp                    作为 MCP 服务器（标准输入输出）提供全部工具
     python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
     python3 xla.py install ocr            预装文字识别（OCR）引擎（下载约 130 MB），读扫描件和图片用
     python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]
                                           把 ~/.xla-tools 更新到最新的版本标签
-    python3 xla.py selftest [pytest 参数] 在 .venv 里装好测试依赖并运行全部测试"""
+    python3 xla.py selftest [--quick] [pytest 参数]
+                                          在 .venv 里装好测试依赖并运行全部测试（--quick 只跑快速检查的一组）"""
 
 
 def _print_json(obj):
@@ -88,13 +91,23 @@ def cmd_schema(_args):
 
 def cmd_run(args):
     from xlakit import host as xla_host
-    save_dir, timeout, rest = None, xla_host.TIMEOUT, []
+    save_dir, timeout, rest, extra_env = None, xla_host.TIMEOUT, [], {}
     it = iter(args)
     for a in it:
         if a == "--save-images":
             save_dir = next(it, None)
         elif a == "--timeout":
             timeout = float(next(it, xla_host.TIMEOUT))
+        elif a == "--env" or a.startswith("--env="):
+            # The host hands a tool only PATH, HOME and PYTHONPATH; test seams such as XLA_NET_MAP
+            # reach it only when named here (repeatable).
+            pair = a[len("--env="):] if a.startswith("--env=") else (next(it, None) or "")
+            name, sep, value = pair.partition("=")
+            if not sep or not name.strip():
+                print("--env 要写成 名字=值（例如 --env XLA_NET_MAP='{\"*\": \"offline\"}'），收到：%s" % pair,
+                      file=sys.stderr)
+                return 2
+            extra_env[name.strip()] = value
         else:
             rest.append(a)
     if not rest:
@@ -107,7 +120,7 @@ def cmd_run(args):
     except ValueError as exc:
         _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
         return 2
-    result = xla_host.run_tool(name, params, timeout=timeout)
+    result = xla_host.run_tool(name, params, timeout=timeout, extra_env=extra_env)
     answer = result.answer()
     if result.ok and result.cut:
         print(result.text)
@@ -143,7 +156,10 @@ def cmd_sync(args):
 
 def cmd_selftest(args):
     """Fresh-clone test run: a .venv with the test requirements, every tool library in
-    tools/pydeps, then pytest over tests/. Used as is by .ci/run."""
+    tools/pydeps, then pytest over tests/. Used as is by .ci/run. ``--quick`` runs only the tests
+    marked ``quick`` (tests/conftest.py), a first check in a minute or two; CI runs everything."""
+    quick = "--quick" in args
+    args = [a for a in args if a != "--quick"]
     venv = os.path.join(ROOT, ".venv")
     py = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
     steps = []
@@ -163,7 +179,9 @@ def cmd_selftest(args):
     env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tools", "pydeps")])
     # Both cores: the suite spawns hundreds of tool processes, most of the time is waiting on them.
     workers = ["-n", str(min(4, max(2, os.cpu_count() or 2)))] if not any(a.startswith("-n") for a in args) else []
-    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + workers + [os.path.join(ROOT, "tests")] + list(args)
+    marker = ["-m", "quick"] if quick else []
+    cmd = ([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + workers + marker + [os.path.join(ROOT, "tests")]
+           + list(args))
     print("$ " + " ".join(cmd), flush=True)
     return subprocess.call(cmd, cwd=ROOT, env=env)
 

@@ -129,3 +129,20 @@ def nobody_dir(prefix="xla-nobody-"):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "quick: a representative first-check subset (python3 xla.py selftest -m quick)")
+
+
+# ``python3 xla.py selftest --quick`` (pytest -m quick): one or two files per layer and per kind of
+# tool (about 450 tests), chosen to finish in about two minutes on two cores; the contract file
+# without its 600 bad-input cases. The full suite (CI) runs everything.
+QUICK_FILES = {"test_contract.py", "test_runtime.py", "test_host.py", "test_table_io.py", "test_sniff.py",
+               "test_read_spreadsheet.py", "test_probe_table.py", "test_calc_table.py", "test_filter_table.py",
+               "test_paths_files.py", "test_fetch_url.py", "test_write_text.py", "test_xlsb.py",
+               "test_paging_cache.py", "test_cli.py", "test_spreadsheets_by_others.py"}
+QUICK_SKIP = {"test_tool_survives_bad_input", "test_ctrl_c_kills_the_child_tree",       # the slowest few
+              "test_extraction_shapes_of_old_and_listing_pages", "test_limit_2000_with_big_cells_stays_under_the_cap_and_pages_through"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if os.path.basename(str(item.fspath)) in QUICK_FILES and item.originalname not in QUICK_SKIP:
+            item.add_marker(pytest.mark.quick)

@@ -117,23 +117,27 @@ def _column(path, letter):
     return [c for c in ws[letter]][1:]
 
 
-@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
-def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
-    src = tmp_path / "流水.xlsx"
-    expected = _money_ledger(src)
-    out = tmp_path / ("%s.xlsx" % tool)
+def _derived_args(tool, src, out, tmp_path, dedupe_key):
+    """Arguments that make ``tool`` copy every row of ``src`` (a 客户 column) into ``out``."""
     if tool == "filter_table":
-        args = {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无此人"}], "out_path": str(out)}
-    elif tool == "lookup_table":
+        return {"path": str(src), "where": [{"column": "客户", "op": "ne", "value": "无此人"}], "out_path": str(out)}
+    if tool == "lookup_table":
         right = tmp_path / "客户.xlsx"
         wb = openpyxl.Workbook()
         wb.active.append(["客户", "电话"])
         for k in range(4):
             wb.active.append(["客户%d" % k, "1380000000%d" % k])
         wb.save(str(right))
-        args = {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
-    else:
-        args = {"path": str(src), "keys": ["订单号"], "out_path": str(out)}
+        return {"left_path": str(src), "right_path": str(right), "left_key": "客户", "out_path": str(out)}
+    return {"path": str(src), "keys": [dedupe_key], "out_path": str(out)}
+
+
+@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
+def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
+    src = tmp_path / "流水.xlsx"
+    expected = _money_ledger(src)
+    out = tmp_path / ("%s.xlsx" % tool)
+    args = _derived_args(tool, src, out, tmp_path, "订单号")
     data = ok(run(tool, args))
     converted = {c["column"]: c for c in data["converted_columns"]}
     assert set(converted) == {"金额"}, data["converted_columns"]
@@ -155,6 +159,33 @@ def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
     assert data["converted_columns"] == []
     texts = [c.value for c in _column(args["out_path"], "D")]
     assert texts[1] == "￥{:,.2f}".format(expected[1])
+
+
+SOURCE_FORMAT = '"¥"#,##0.00;[Red]\\-"¥"#,##0.00'
+
+
+@pytest.mark.parametrize("tool", ["filter_table", "lookup_table", "dedupe_table"])
+def test_derived_tables_keep_the_source_number_format(run, tmp_path, tool):
+    """金额 mixes number cells in the source's own currency format with money text: the converted
+    column keeps that format; 折扣 (percent text, no format) gets 0.00%; 数量 (number text in a
+    column whose cells are built-in #,##0) keeps #,##0."""
+    src = tmp_path / "带格式.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["客户", "金额", "折扣", "数量"])
+    for i in range(12):
+        ws.append(["客户%d" % (i % 3), 1000.5 + i if i % 2 else "￥1,%03d.50" % i, "%d%%" % (5 + i),
+                   1200 + i if i % 3 else "1,2%02d" % i])
+        ws.cell(i + 2, 2).number_format = SOURCE_FORMAT
+        ws.cell(i + 2, 4).number_format = "#,##0"
+    wb.save(str(src))
+    out = tmp_path / ("%s.xlsx" % tool)
+    data = ok(run(tool, _derived_args(tool, src, out, tmp_path, "金额")))
+    formats = {c["column"]: c["number_format"] for c in data["converted_columns"]}
+    assert formats == {"金额": SOURCE_FORMAT, "折扣": "0.00%", "数量": "#,##0"}, formats
+    for letter, fmt in (("B", SOURCE_FORMAT), ("C", "0.00%"), ("D", "#,##0")):
+        cells = _column(out, letter)
+        assert all(isinstance(c.value, (int, float)) and c.number_format == fmt for c in cells), letter
 
 
 def test_clean_table_report_adds_up_to_the_cells_that_changed(run, tmp_path):

@@ -78,3 +78,33 @@ def test_list_dir_names_by_pinyin(run, tmp_path):
     assert names == ["档案", "照片", "A.txt", "b.txt", "北京.txt", "成都.txt", "第2章.docx", "第10章.docx", "上海.txt"]
     names = [e["name"] for e in ok(run("list_dir", {"path": str(folder), "sort": "codepoint"}))["entries"]]
     assert names[:2] == sorted(["照片", "档案"]) and names[2:] == sorted(names[2:])
+
+
+# 姓氏笔画 by hand: 广 3 (guang) 上 3 (shang) 天 4 北 5 成 6 (cheng) 西 6 (xi) 杭 8 (hang) 武 8 (wu) 南 9 深 11
+CITIES_STROKES = ["广州", "上海", "天津", "北京", "成都", "西安", "杭州", "武汉", "南京", "深圳"]
+
+
+def test_collate_stroke_order():
+    assert sorted(CITIES, key=lambda t: collate.text_key(t, "stroke")) == CITIES_STROKES
+    # 丁 2, 王 4, 李 7 = 张 7 (li before zhang), 赵 9, 張 11; digits by value; Latin before Chinese
+    names = ["赵敏", "張五", "李四", "张三", "王芳", "丁一", "第10组", "第2组", "Amy"]
+    assert sorted(names, key=lambda t: collate.text_key(t, "stroke")) == [
+        "Amy", "丁一", "王芳", "李四", "张三", "赵敏", "第2组", "第10组", "張五"]
+    assert collate.check_mode("笔画") == "stroke"
+
+
+def test_stroke_order_in_pivot_calc_and_list_dir(run, tmp_path):
+    src = tmp_path / "销售.xlsx"
+    _sales(src)
+    data = ok(run("pivot_table", {"path": str(src), "row": {"column": "城市"}, "col": {"column": "组"},
+                                  "value": "金额", "sort": "stroke", "out_path": str(tmp_path / "笔画.xlsx")}))
+    rows = [[c.value for c in r] for r in openpyxl.load_workbook(data["path"]).active.iter_rows()]
+    assert [r[0] for r in rows[1:-1]] == CITIES_STROKES and rows[0][1:-1] == ["第1组", "第2组", "第10组"]
+    data = ok(run("calc_table", {"path": str(src), "group_by": ["城市"], "sort": "stroke"}))
+    assert [g["城市"] for g in data["groups"]] == CITIES_STROKES
+    folder = tmp_path / "名单"
+    folder.mkdir()
+    for name in ("赵敏.docx", "王芳.docx", "丁一.docx", "李四.docx"):
+        (folder / name).write_text("x", encoding="utf-8")
+    names = [e["name"] for e in ok(run("list_dir", {"path": str(folder), "sort": "stroke"}))["entries"]]
+    assert names == ["丁一.docx", "王芳.docx", "李四.docx", "赵敏.docx"]

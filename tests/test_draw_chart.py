@@ -206,3 +206,40 @@ def test_png_round_trip_palette_and_rgb():
     data = png.encode(w, h, noisy)
     assert data[25] == 2
     assert png.decode(data) == (w, h, noisy)
+
+
+LONG_LABELS = ["西北区大客户事业部", "华东区", "华南区大客户部", "东北区", "西南区大客户事业部门", "华中", "华北区", "华西"]
+
+
+@pytest.mark.skipif(not os.path.exists(NOTO), reason="fonts-noto-cjk not installed")
+def test_bar_labels_break_evenly_shrink_first_and_stay_on_the_canvas(run):
+    """Issue 20: no "西北区大客户事业/部". In-process over many widths: labels are straight (maybe a
+    little smaller), or two even lines with no single-character line, or rotated; never cut into
+    a wrap. Then the real tool: no ink in the image's outer 2 px."""
+    from xlakit.raster import typeset
+    fonts = typeset.choose_fonts(NOTO)
+    assert chart.wrap(fonts, "西北区大客户事业部", 13, 110) == ["西北区大客", "户事业部"]
+    assert chart.split_two(fonts, "部门", 13, 14) is None           # 1 + 1 is not a wrap
+    seen = set()
+    for width in range(400, 1300, 100):
+        for n in (4, 6, 8):
+            spec = chart.normalize({"type": "bar", "labels": LONG_LABELS[:n], "values": list(range(1, n + 1)),
+                                    "width": width})
+            c = chart.Chart(spec, fonts)
+            c.render()
+            plan = c.label_plan
+            seen.add(plan["mode"])
+            assert plan["size"] >= 10
+            for label, lines in zip(LONG_LABELS, plan["lines"]):
+                if plan["mode"] == "wrap":
+                    assert "".join(lines) == label and all(len(ln) >= 2 for ln in lines), (width, n, lines)
+                elif plan["mode"] == "flat":
+                    assert lines == [label]
+    assert {"flat", "wrap"} <= seen
+    data = ok(run("draw_chart", {"type": "bar", "labels": LONG_LABELS, "values": [5, 3, 8, 2, 9, 4, 6, 1],
+                                 "width": 600, "height": 360}, extra_env={"XLA_CHART_FONT": NOTO}))
+    img = image_of(data)
+    w, h, _ = img
+    assert ink(img, 0, 0, w, 2) == ink(img, 0, h - 2, w, h) == 0
+    assert ink(img, 0, 0, 2, h) == ink(img, w - 2, 0, w, h) == 0
+    assert ink(img, 0, h - 60, w, h) > 0                            # the labels are there

@@ -176,6 +176,33 @@ def test_script_only_shell_is_reported(serve, run):
     assert "JavaScript" in err and "某某政务服务平台" in err and res.data["blocked"] == "script_only"
 
 
+NOTICES = ('<html><head><meta charset="utf-8"><title>通知公告</title></head><body><h1>通知公告</h1><ul>'
+           '<li><a href="/n/1.html">关于2026年元旦放假安排的通知</a></li><li><a href="n/2.html">关于开展安全检查的通知</a></li>'
+           '</ul><p>更多内容见<a href="/old/">往期通知</a></p></body></html>')
+
+
+def test_link_list_page_is_its_headings_and_links(serve, run):
+    """A heading, two links in a list and a paragraph with a link: all under 100 characters, no
+    article block; the answer is what a reader sees, addresses included, never an empty success."""
+    serve.page("/tzgg/", NOTICES, host="news.example.cn")
+    data = ok(run("fetch_url", {"url": NEWS + "/tzgg/"}, extra_env=env(serve)))
+    assert data["kind"] == "page" and data["total_chars"] == len(data["text"]) > 0
+    assert data["text"].splitlines() == [
+        "通知公告", "- [关于2026年元旦放假安排的通知](%s/n/1.html)" % NEWS,
+        "- [关于开展安全检查的通知](%s/tzgg/n/2.html)" % NEWS, "更多内容见[往期通知](%s/old/)" % NEWS]
+    data = ok(run("fetch_url", {"url": NEWS + "/tzgg/", "links": True}, extra_env=env(serve)))
+    assert [l["url"] for l in data["links"]] == [NEWS + "/n/1.html", NEWS + "/tzgg/n/2.html", NEWS + "/old/"]
+
+
+def test_page_with_nothing_readable_says_so(serve, run):
+    serve.page("/blank", '<html><head><title>图片新闻</title></head><body><div><img src="/a.jpg"></div></body></html>',
+               host="news.example.cn")
+    res = run("fetch_url", {"url": NEWS + "/blank"}, extra_env=env(serve))
+    err = fail(res)
+    assert "没有可读的文字" in err and "图片新闻" in err and res.data["blocked"] == "empty"
+    assert "JavaScript" not in err
+
+
 def test_soft_404_and_real_404(serve, run):
     serve.page("/gone", SOFT_404, host="news.example.cn")
     res = run("fetch_url", {"url": NEWS + "/gone"}, extra_env=env(serve))
@@ -267,7 +294,8 @@ def test_extraction_shapes_of_old_and_listing_pages():
             '<li><a href="/n/%d/%d.html">第%d条新闻：关于某事的报道</a></li>' % (i, j, j) for j in range(8)))
         for i in range(6)) + "</body></html>"
     page = readable.extract(portal, "https://www.example.cn/", link_cap=5)
-    assert page.kind == "page" and "栏目5" in page.text and "- 第7条新闻：关于某事的报道" in page.text
+    assert page.kind == "page" and "栏目5" in page.text
+    assert "- [第7条新闻：关于某事的报道](https://www.example.cn/n/5/7.html)" in page.text
     assert readable.classify(page, "https://www.example.cn/", portal) == (None, "")
     assert [l["url"] for l in page.links][:2] == ["https://www.example.cn/n/0/0.html", "https://www.example.cn/n/0/1.html"]
     deep = "<html><body>" + "<font>" * 5000 + "很深的嵌套，也要读得出来。" * 20 + "</body></html>"

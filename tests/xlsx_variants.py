@@ -72,6 +72,11 @@ VARIANTS = {
     # a commented-out row inside sheetData must not become an extra row
     "comment_in_sheet_data": (sheet(PLAIN_ROWS.replace(
         '<row r="3">', '<!-- <row r="9"><c r="A9"><v>999</v></c></row> --><row r="3">')), SST),
+    # a writer that gives every cell its own <row r="N"> element: one row each, not only its first cell
+    "row_element_per_cell": (sheet(
+        '<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="1"><c r="B1" t="s"><v>1</v></c></row>'
+        '<row r="2"><c r="A2" t="s"><v>2</v></c></row><row r="2"><c r="B2"><v>12.5</v></c></row>'
+        '<row r="3"><c r="A3" t="s"><v>3</v></c></row><row r="3"><c r="B3"><v>7</v></c></row>'), SST),
     "comment_in_shared_strings": (sheet(PLAIN_ROWS), SST.replace("<si><t>餐饮</t></si>",
                                                                  "<!-- <si><t>旧</t></si> --><si><t>餐饮</t></si>")),
 }

@@ -57,11 +57,12 @@ def _open(source, params):
     return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
 
 
-def _write(target, rows, sheet, params=None, result=None):
+def _write(target, rows, sheet, params=None, result=None, tables=()):
     """Write the derived rows through the shared derived-table writer (number cells unless
-    keep_text); ``result["converted_columns"]`` says which columns were converted."""
+    keep_text, in the number formats of the source ``tables``); ``result["converted_columns"]``
+    says which columns were converted."""
     saved = table_write.write_derived(target, rows, sheet, keep_text=(params or {}).get("keep_text"),
-                                      deadline=rt.deadline)
+                                      deadline=rt.deadline, sources=tables)
     if result is not None:
         result["converted_columns"] = saved["converted_columns"]
     for note in saved.get("warnings") or []:
@@ -108,14 +109,14 @@ def main(params):
             result["keep"] = keep
             if keep == "first":
                 job = Remover(table, indexes, maker, keep="first", deadline=rt.deadline)
-                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result)
+                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result, (table,))
                 groups = job.groups
             else:
                 groups = Groups(table, indexes, maker, deadline=rt.deadline, reserve=reserve)
                 groups.scan()
                 second = _open(source, params)
                 job = Remover(second, indexes, maker, keep="last", groups=groups, deadline=rt.deadline)
-                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result)
+                saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result, (table,))
             stopped = job.stopped_at if job.stopped_at is not None else groups.stopped_at
             result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                           backup=saved.get("backup"), rows_before=groups.scanned, rows_after=job.written,
@@ -142,7 +143,7 @@ def main(params):
                     second = _open(source, params)
                     report = ReportRows(second, indexes, maker, groups, deadline=rt.deadline)
                     collected = report.collect()
-                saved = _write(target, report.rows(collected), params.get("out_sheet") or SHEETS[mode], params, result)
+                saved = _write(target, report.rows(collected), params.get("out_sheet") or SHEETS[mode], params, result, (table,))
                 stopped = stopped if stopped is not None else report.stopped_at
                 result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
                               backup=saved.get("backup"), rows_written=report.written, columns=report.header)

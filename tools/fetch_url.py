@@ -4,7 +4,9 @@ Why more than a download: the model needs the article, not the menu, footer, sha
 "相关阅读" lists around it, and it must never be handed an empty or misleading "success". So the
 page is fetched like a browser would (xlakit.http: headers, cookies, redirects, charset, proxy,
 deadline), the main text is picked by xlakit.web.readable, and pages that are really a captcha
-wall, an error page or an empty JavaScript shell are reported as exactly that. Long pages are
+wall, an error page, an empty JavaScript shell or a page with no text at all are reported as
+exactly that. A listing page (a heading and a list of links) is its links: the text carries each
+link as ``[text](URL)``. Long pages are
 paged with ``start``/``next_start``; non-HTML answers (images, PDFs, archives) are named with their
 type and size instead of being dumped as bytes; plain text and JSON are returned as they are.
 
@@ -125,6 +127,12 @@ def main(params):
         raise ToolError("这个页面的正文由 JavaScript 在浏览器里动态加载，直接抓取只拿到空壳（%s%s）。"
                         "请换一个能直接打开的地址（如文章的移动版或其它网站的转载）" % (reason, "；" + detail if detail else ""),
                         blocked="script_only", url=resp.url, title=page.title)
+    if blocked == "empty" or not page.text.strip():
+        detail = "；".join(x for x in ("标题「%s」" % page.title[:60] if page.title else "",
+                                       "简介「%s」" % page.description[:200] if page.description else "") if x)
+        raise ToolError("这个网页没有可读的文字（%s%s）：可能只有图片，或内容要登录后才显示。请在浏览器里打开确认，"
+                        "或换一个地址" % (reason or "正文为空", "；" + detail if detail else ""),
+                        blocked="empty", url=resp.url, title=page.title)
     out["title"] = page.title
     if page.description:
         out["description"] = page.description[:500]

@@ -81,7 +81,8 @@ def main(params):
                 for row in rows:
                     yield row
             saved = table_write.write_derived(target, stream(), params.get("out_sheet") or DEFAULT_SHEET,
-                                              keep_text=params.get("keep_text"), deadline=rt.deadline)
+                                              keep_text=params.get("keep_text"), deadline=rt.deadline,
+                                              sources=(table,))
             for note in saved.get("warnings") or []:
                 rt.warn(note)
             result["converted_columns"] = saved["converted_columns"]

@@ -77,11 +77,12 @@ def _bring(params, right, right_key):
     return out
 
 
-def _write(target, rows, sheet, params=None, result=None):
+def _write(target, rows, sheet, params=None, result=None, tables=()):
     """Write the derived rows through the shared derived-table writer (number cells unless
-    keep_text); ``result["converted_columns"]`` says which columns were converted."""
+    keep_text, in the number formats of the source ``tables``); ``result["converted_columns"]``
+    says which columns were converted."""
     saved = table_write.write_derived(target, rows, sheet, keep_text=(params or {}).get("keep_text"),
-                                      deadline=rt.deadline)
+                                      deadline=rt.deadline, sources=tables)
     if result is not None:
         result["converted_columns"] = saved["converted_columns"]
     for note in saved.get("warnings") or []:
@@ -98,7 +99,7 @@ def _merge(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
                         "请先用 filter_table 缩小右表，或把右表拆小后再关联" % stop.rownum)
     job = lookup.Merged(left, lkey.index, index, [c.name for c in bring], keymaker, deadline=rt.deadline)
     converted = {}
-    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["merge"], params, converted)
+    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["merge"], params, converted, (left, right))
     unused = index.unused()
     result = {
         "mode": "merge", "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],
@@ -156,7 +157,7 @@ def _reconcile(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
                             rval.index if rval else None, keymaker, tolerance=tolerance, deadline=rt.deadline,
                             reserve=RECONCILE_RESERVE)
     converted = {}
-    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"], params, converted)
+    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"], params, converted, (left, right))
     counts = job.counts
     result = {
         "mode": "reconcile", "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],

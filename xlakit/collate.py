@@ -10,18 +10,21 @@ Code-point order puts 北京 after 上海 and 第10组 before 第2组 -- nobody 
   are its pinyin rank -- no table to ship or keep up to date. Characters outside level 1 (rare and
   traditional ones) follow, in GB18030 order; a few very common traditional forms are mapped to
   their simplified character first (``張`` sorts with ``张``).
+- ``"stroke"``: the same, but Chinese characters by total stroke count (姓氏笔画: 王 4 before
+  李 7 before 赵 9), characters with the same count by pinyin. The counts come from Unihan's
+  ``kTotalStrokes`` (:mod:`xlakit.strokes`, the basic CJK block); characters it lacks follow
+  the counted ones. Stroke order within one count (横竖撇点折) is not modelled: pinyin decides.
 - ``"codepoint"``: plain code-point order (what Python's ``sorted`` does), for users who want it.
 
-Stroke-count order (姓氏笔画) needs a per-character stroke table that the standard library does not
-have; it is not offered until such a table is added here.
-
 ``value_key(value, mode)`` orders mixed cell values (numbers, then text, then booleans, empty
-last); ``name_key`` is ``text_key`` for file names. Middle layer: imports nothing from xlakit.
+last); ``name_key`` is ``text_key`` for file names. Middle layer: imports only its stroke table (``xlakit.strokes``).
 """
 import re
 
-MODES = ("pinyin", "codepoint")
-MODE_NAMES = {"pinyin": "拼音（数字按大小）", "codepoint": "字符编码"}
+from .strokes import strokes as _strokes
+
+MODES = ("pinyin", "stroke", "codepoint")
+MODE_NAMES = {"pinyin": "拼音（数字按大小）", "stroke": "笔画（数字按大小）", "codepoint": "字符编码"}
 
 _DIGITS = re.compile(r"(\d+)", re.ASCII)
 # Common traditional forms -> simplified, so a mixed list keeps 張三 next to 张三.
@@ -35,9 +38,11 @@ _CACHE_CAP = 200000
 def check_mode(mode, where="sort"):
     """Normalise a sort mode (a few Chinese words accepted); raise ValueError with a Chinese text."""
     key = str(mode or "pinyin").strip().lower()
-    key = {"拼音": "pinyin", "unicode": "codepoint", "编码": "codepoint", "code": "codepoint"}.get(key, key)
+    key = {"拼音": "pinyin", "unicode": "codepoint", "编码": "codepoint", "code": "codepoint", "笔画": "stroke",
+           "strokes": "stroke"}.get(key, key)
     if key not in MODES:
-        raise ValueError("%s 只能是 pinyin（按拼音，数字按大小）或 codepoint（按字符编码），收到的是 %r" % (where, mode))
+        raise ValueError("%s 只能是 pinyin（按拼音，数字按大小）、stroke（按笔画）或 codepoint（按字符编码），收到的是 %r" % (
+            where, mode))
     return key
 
 
@@ -75,11 +80,24 @@ def _char_key(ch):
     return hit
 
 
+def _stroke_key(ch):
+    """(class, strokes, pinyin rank) for one character in stroke mode: counted Chinese characters
+    by their count, then the rest as in pinyin mode (uncounted Chinese after the counted ones)."""
+    cls, rank = _char_key(ch)
+    if cls in (3, 4):
+        n = _strokes(ch)
+        if n:
+            return (3, n, cls * (1 << 40) + rank)
+        return (4, 0, rank)
+    return (cls, rank, 0)
+
+
 def text_key(text, mode="pinyin"):
     """Sort key of a text (see the module docstring). Keys of one mode compare with each other."""
     if mode == "codepoint":
         return (text,)
-    hit = _TEXT_CACHE.get(text)
+    cache_key = text if mode != "stroke" else ("stroke", text)
+    hit = _TEXT_CACHE.get(cache_key)
     if hit is not None:
         return hit
     parts = []
@@ -89,10 +107,13 @@ def text_key(text, mode="pinyin"):
         if i % 2:                                # a digit run: by value, then shorter (no zeros) first
             parts.append((0, int(piece), len(piece)))
         else:
-            parts.extend(_char_key(ch) + (0,) for ch in piece)
+            if mode == "stroke":
+                parts.extend(_stroke_key(ch) for ch in piece)
+            else:
+                parts.extend(_char_key(ch) + (0,) for ch in piece)
     hit = tuple(parts) + ((9, 0, 0), text)      # exact text breaks ties (a, A; 07, 7)
     if len(_TEXT_CACHE) < _CACHE_CAP:
-        _TEXT_CACHE[text] = hit
+        _TEXT_CACHE[cache_key] = hit
     return hit
 
 

@@ -198,14 +198,14 @@ def _g(v):
 
 # -- drawing helpers --------------------------------------------------------------------------------
 
-def wrap(fonts, text, size, max_w, max_lines=2):
-    """Split a label into at most max_lines lines fitting max_w (CJK breaks anywhere; words at
-    spaces); the last line is cut with … when needed."""
-    if fonts.width(text, size) <= max_w:
-        return [text]
-    lines, cur = [], ""
-    tokens = []
-    word = ""
+# a line never starts with closing punctuation nor ends with opening punctuation (禁则)
+_NO_START = set("，。、；：？！）》」』】〕,.;:!?)%％")
+_NO_END = set("（《「『【〔(")
+
+
+def _tokens(text):
+    """Break units: a Latin word or number, one CJK character, one space."""
+    tokens, word = [], ""
     for ch in text:
         if ord(ch) < 0x2E80 and not ch.isspace():
             word += ch
@@ -216,7 +216,54 @@ def wrap(fonts, text, size, max_w, max_lines=2):
             tokens.append(ch)
     if word:
         tokens.append(word)
-    for tok in tokens:
+    return tokens
+
+
+def _visible(line):
+    return len(line.replace(" ", ""))
+
+
+def split_two(fonts, text, size, max_w):
+    """The best two-line break of ``text`` at a word/character boundary, or None: both lines fit
+    ``max_w``, neither holds a single character (no "西北区大客户事业/部"), no line starts with
+    closing or ends with opening punctuation; among those the most even split (the longer line
+    shortest), the first line the longer one on a tie."""
+    tokens = _tokens(text)
+    best = None
+    for i in range(1, len(tokens)):
+        first, second = "".join(tokens[:i]).rstrip(), "".join(tokens[i:]).lstrip()
+        if _visible(first) < 2 or _visible(second) < 2:
+            continue
+        if second[:1] in _NO_START or first[-1:] in _NO_END:
+            continue
+        w1, w2 = fonts.width(first, size), fonts.width(second, size)
+        if w1 > max_w or w2 > max_w:
+            continue
+        score = (max(w1, w2), w1 < w2)
+        if best is None or score < best[0]:
+            best = (score, [first, second])
+    return best[1] if best else None
+
+
+def _cut(fonts, line, size, max_w):
+    while fonts.width(line, size) > max_w and len(line) > 1:
+        line = line[:-2] + "…"
+    return line
+
+
+def wrap(fonts, text, size, max_w, max_lines=2):
+    """Split a label into at most max_lines lines fitting max_w, at word/character boundaries
+    (CJK between any two characters, Latin words at spaces), evenly and never leaving a single
+    character on a line (``split_two``); what does not fit is cut with ….  Callers that can
+    shrink or rotate instead check ``fits(lines)`` first."""
+    if fonts.width(text, size) <= max_w:
+        return [text]
+    if max_lines >= 2:
+        two = split_two(fonts, text, size, max_w)
+        if two:
+            return two
+    lines, cur = [], ""
+    for tok in _tokens(text):
         if fonts.width(cur + tok, size) <= max_w or not cur:
             cur += tok
         else:
@@ -227,12 +274,14 @@ def wrap(fonts, text, size, max_w, max_lines=2):
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1] + "…"
-    out = []
-    for ln in lines:
-        while fonts.width(ln, size) > max_w and len(ln) > 1:
-            ln = ln[:-2] + "…"
-        out.append(ln)
-    return out
+    elif len(lines) > 1 and _visible(lines[-1]) < 2 and len(lines[-2]) > 2:
+        lines[-2], lines[-1] = lines[-2][:-1], lines[-2][-1] + lines[-1]     # no orphan character
+    return [_cut(fonts, ln, size, max_w) for ln in lines]
+
+
+def fits(lines):
+    """True when a wrapped label lost nothing (no … cut) and has no single-character line."""
+    return not any(ln.endswith("…") for ln in lines) and (len(lines) == 1 or all(_visible(ln) >= 2 for ln in lines))
 
 
 def _marker(cv, kind, x, y, r, color):
@@ -400,15 +449,24 @@ class Chart(object):
         return bool(sp["value_labels"])
 
     def plan_labels(self, cats, slot, avail_h):
-        """How category labels fit under the x axis: straight, wrapped, rotated, thinned."""
+        """How category labels fit under the x axis, in this order: straight; straight in a
+        slightly smaller size (down to 80%, not below 10 px); two even lines broken at
+        character/word boundaries with no single-character line (at the normal, then the
+        smaller size); rotated (45° or 90°), thinned when even that is too dense."""
         fs = self.fs
+        small = max(10.0, round(fs * 0.8))
         widths = [self.fonts.width(c, fs) for c in cats]
         wmax = max(widths) if widths else 0
         if wmax <= slot * 0.92:
-            return {"mode": "flat", "lines": [[c] for c in cats], "every": 1, "height": fs * 1.35}
-        wrapped = [wrap(self.fonts, c, fs, slot * 0.92, 2) for c in cats]
-        if all(len(ls) <= 2 and not any(l.endswith("…") for l in ls) for ls in wrapped) and slot >= fs * 2.2:
-            return {"mode": "wrap", "lines": wrapped, "every": 1, "height": fs * 2.6}
+            return {"mode": "flat", "lines": [[c] for c in cats], "every": 1, "height": fs * 1.35, "size": fs}
+        if small < fs and max(self.fonts.width(c, small) for c in cats) <= slot * 0.92:
+            return {"mode": "flat", "lines": [[c] for c in cats], "every": 1, "height": small * 1.35, "size": small}
+        for size in (fs, small):
+            if slot < size * 2.2:
+                continue
+            wrapped = [wrap(self.fonts, c, size, slot * 0.92, 2) for c in cats]
+            if all(fits(ls) for ls in wrapped):
+                return {"mode": "wrap", "lines": wrapped, "every": 1, "height": size * 2.6, "size": size}
         angle = 45 if slot >= fs * 1.25 else 90
         every = 1
         pitch = fs * 1.25 if angle == 45 else fs * 1.1
@@ -424,7 +482,8 @@ class Chart(object):
         longest = max(self.fonts.width(l[0], fs) for l in lines)
         height = (longest * 0.71 + fs * 1.2) if angle == 45 else longest + 8
         reach = (longest * 0.74) if angle == 45 else fs * 0.6
-        return {"mode": "rotate", "angle": angle, "lines": lines, "every": every, "height": height, "reach": reach}
+        return {"mode": "rotate", "angle": angle, "lines": lines, "every": every, "height": height, "reach": reach,
+                "size": fs}
 
     def y_of(self, v):
         x0, y0, x1, y1 = self.plot
@@ -464,12 +523,16 @@ class Chart(object):
         cats = self.spec["labels"]
         plan = self.label_plan
         slot = (x1 - x0) / float(len(cats))
-        fs = self.fs
+        fs = plan.get("size", self.fs)
         for i, lines in enumerate(plan["lines"]):
             if i % plan["every"]:
                 continue
             cx = x0 + slot * (i + 0.5)
             self.cv.fill_rect(cx, y1, cx + 1, y1 + 4, AXIS)
+            if plan["mode"] != "rotate":
+                # a centred label never leaves the image, however wide the first/last one is
+                half = max(self.fonts.width(ln, fs) for ln in lines) / 2.0
+                cx = min(max(cx, half + 2), self.w - half - 2)
             if plan["mode"] == "rotate":
                 if plan["angle"] == 45:
                     self.text(cx + fs * 0.3, y1 + 6, lines[0], fs, TEXT, anchor="right", baseline="top", angle=45)

@@ -157,6 +157,18 @@ class Table(object):
         rows are read, so ask after the pass)."""
         return list(getattr(self.book, "warnings", None) or [])
 
+    def number_formats(self):
+        """{column name: money/number format code} the first data rows of the source carry
+        (xlsx cell styles; empty for formats without them): derived tables keep them."""
+        reader = getattr(self.book, "number_formats", None)
+        if reader is None:
+            return {}
+        try:
+            by_index = reader(self.sheet_name, first_row=self.data_start)
+        except (OSError, ValueError, KeyError):
+            return {}
+        return dict((self.columns[i].name, code) for i, code in by_index.items() if i < len(self.columns))
+
     # -- columns ---------------------------------------------------------------------------
     @property
     def names(self):

@@ -8,8 +8,9 @@ number text (``1234.5``) becomes a number so the new workbook can be summed.
 Money text (``￥2,903.88``, ``(300.00)``, ``1.2万``) is what sum/avg read as a number, so a derived
 table that kept it as text would make Excel's SUM over the result miss those rows. ``NumberCells``
 looks at the first rows of the output, picks the columns that are money or numbers (not codes:
-``订单号``, ``007``), and writes their parsed values as number cells with ``#,##0.00`` (``0.00%``
-for percentages); ``keep_text`` turns this off. The answer lists the columns (``converted_columns``).
+``订单号``, ``007``), and writes their parsed values as number cells with the source column's own
+number format when its cells have one (xlsx styles, ``Table.number_formats``), else ``#,##0.00``
+(``0.00%`` for percentages); ``keep_text`` turns this off. The answer lists the columns (``converted_columns``).
 """
 import difflib
 import itertools
@@ -138,8 +139,9 @@ class NumberCells(object):
     number stay as written (Excel's SUM skips them, as sum/avg do). ``styles()`` is the writer's
     per-column number format; ``converted_columns()`` what the answer says."""
 
-    def __init__(self, keep_text=False):
+    def __init__(self, keep_text=False, source_formats=None):
         self.keep_text = bool(keep_text)
+        self.source_formats = source_formats or {}     # header name -> the source's format code
         self.header = []
         self.columns = {}            # output column index -> {"format", "cells"}
 
@@ -183,7 +185,11 @@ class NumberCells(object):
                         pct += 1
             if code or not texts or numeric < 0.9 * filled:
                 continue
-            fmt = PERCENT_FORMAT if pct == texts and pct == numeric else MONEY_FORMAT
+            percent = pct == texts and pct == numeric
+            fmt = PERCENT_FORMAT if percent else MONEY_FORMAT
+            source = self.source_formats.get(name) if name is not None else None
+            if source and ("%" in source) == percent:
+                fmt = source              # the source's own money/number format, as it was shown
             self.columns[c] = {"format": fmt, "cells": 0}
 
     def _convert(self, rows):

@@ -209,13 +209,17 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
 
 
 
-def write_derived(target, rows, sheet, keep_text=False, deadline=None):
+def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=()):
     """Write a derived table (filter/lookup/dedupe): money and number text becomes number cells
     unless ``keep_text`` (``derive.NumberCells``). Returns :func:`write_rows`' answer plus
     ``converted_columns``; the conversion's note joins its ``warnings``. One place, so the three
-    tools convert and report alike."""
+    tools convert and report alike. ``sources`` (the source ``Table``s, the first one's names
+    first) give converted columns their money/number format (``Table.number_formats``)."""
     from .derive import NumberCells
-    numbers = NumberCells(keep_text=keep_text)
+    formats = {}
+    for table in reversed(list(sources)):
+        formats.update(table.number_formats())
+    numbers = NumberCells(keep_text=keep_text, source_formats=formats)
     saved = write_rows(target, numbers.wrap(rows), sheet=sheet, styles=numbers.styles(), deadline=deadline)
     saved["converted_columns"] = numbers.converted_columns()
     if numbers.note():

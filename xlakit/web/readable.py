@@ -217,9 +217,23 @@ def _link_block(node, stats):
     return anchors >= 3 and links / float(chars) > 0.6
 
 
-def render(nodes, stats=None, skip_links=True):
+def _href(node, base):
+    """The absolute http(s) address a link points to, or None (anchors, scripts, mail)."""
+    href = (node.attrs.get("href") or "").strip()
+    if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
+        return None
+    try:
+        url = urljoin(base, href)
+    except ValueError:
+        return None
+    return url if url.lower().startswith(("http://", "https://")) else None
+
+
+def render(nodes, stats=None, skip_links=True, link_base=None):
     """Readable text of ``nodes``: one line per block, ``- `` before list items, table cells
-    joined by `` | ``, ``<br>`` as a line break; link lists skipped when ``skip_links``."""
+    joined by `` | ``, ``<br>`` as a line break; link lists skipped when ``skip_links``. With
+    ``link_base`` (the page address) every link is written ``[text](absolute URL)``: on a listing
+    page the addresses are the content."""
     lines = []
     cur = []
 
@@ -233,6 +247,9 @@ def render(nodes, stats=None, skip_links=True):
         stack = [("node", top, False)]
         while stack:
             kind, item, in_pre = stack.pop()
+            if kind == "url":
+                cur.append("](%s)" % item)
+                continue
             if kind == "end":
                 if item in ("td", "th"):
                     cur.append(" | ")
@@ -262,6 +279,11 @@ def render(nodes, stats=None, skip_links=True):
             if tag == "li":
                 cur.append("- ")
             stack.append(("end", tag, in_pre))
+            if tag == "a" and link_base is not None:
+                url = _href(item, link_base)
+                if url and _chars(render([item], None, False)):
+                    cur.append("[")
+                    stack.append(("url", url, in_pre))
             pre = in_pre or tag == "pre"
             for child in reversed(item.children):
                 stack.append(("node", child, pre))
@@ -306,14 +328,8 @@ def _links(nodes, base, seen, out, cap):
                 return
             if node.tag != "a":
                 continue
-            href = (node.attrs.get("href") or "").strip()
-            if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
-                continue
-            try:
-                url = urljoin(base, href)
-            except ValueError:
-                continue
-            if not url.lower().startswith(("http://", "https://")) or url in seen:
+            url = _href(node, base)
+            if url is None or url in seen:
                 continue
             text = dom.clean(render([node], None, False).replace("\n", " ")) or dom.clean(node.attrs.get("title") or "")
             if not text:
@@ -373,13 +389,20 @@ def extract(html, url="", link_cap=0):
     kind = "article"
     if _chars(text) < 200:
         # little article text: a home page or a listing. The body without menus, and if that is
-        # still thin, with its link lists too (on a listing page the links are the content)
+        # still thin, with its link lists too (on a listing page the links are the content); an
+        # empty main text takes whatever the body has, however little (a heading and two links
+        # are still what a reader sees)
         for skip in (True, False):
             full = render([body], stats, skip_links=skip)
-            if _chars(full) > max(3 * _chars(text), _chars(text) + 100):
+            more = _chars(full) - _chars(text)
+            if more > 0 and (_chars(text) < 30 or _chars(full) > max(3 * _chars(text), _chars(text) + 100)):
                 text, kind = full, "page"
             if _chars(text) >= 200:
                 break
+        chars, in_links, _ = stats[id(body)]
+        if kind == "page" and chars and in_links > chars * 0.5:
+            # a listing: its links are what the page says, so their addresses go into the text
+            text = render([body], stats, skip_links=False, link_base=base)
     links = []
     if link_cap:
         seen = set()
@@ -427,7 +450,8 @@ def classify(page, final_url, html):
     """``(kind, reason)`` for a page that is not real content, else ``(None, "")``.
 
     kind: "captcha" (a verification or anti-bot wall), "error" (an error page served as 200),
-    "script_only" (an empty shell that JavaScript would fill)."""
+    "script_only" (an empty shell that JavaScript would fill), "empty" (no readable text and no
+    script that could bring any)."""
     parts = urlsplit(final_url or "")
     host = (parts.hostname or "").lower()
     path = (parts.path or "").lower()
@@ -455,5 +479,5 @@ def classify(page, final_url, html):
         if page.scripts:
             return "script_only", "页面几乎没有文字，只有 %d 段脚本" % page.scripts
         if visible == 0:
-            return "script_only", "页面没有任何可见文字"
+            return "empty", "页面没有任何可见文字，也没有脚本"
     return None, ""

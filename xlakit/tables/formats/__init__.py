@@ -77,9 +77,7 @@ def sniff(path):
     if kind.encrypted and k == "ole":
         raise FormatError(ENCRYPTED)
     if k in ("xls", "et"):
-        if kind.mime == "application/vnd.ms-excel.biff4":
-            raise FormatError("这是 Excel 2.x–4.0 的老格式工作表，无法直接读取。请用 Excel/WPS 打开后另存为 .xlsx 再试")
-        return k
+        return k                # Excel 2.x-4.0 worksheets (no OLE) too: xlrd reads BIFF2-4
     if k == "ods":
         if kind.damaged:
             raise FormatError(DAMAGED % "压缩结构不完整，可能只下载/复制了一部分")

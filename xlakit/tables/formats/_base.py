@@ -192,6 +192,31 @@ def trim(values):
     return values
 
 
+def merge_repeated_rows(rows):
+    """``(row number, values)`` pairs with rows that come more than once in a row merged into one.
+
+    Some writers put every cell in its own ``<row r="N">`` element (the same N again and again);
+    Excel shows them as one row. A cell given twice keeps the later value, as Excel does. The
+    merged row goes out only when the next row number arrives, so a reader failing half-way
+    never hands out half a row."""
+    held_num, held = None, None
+    for rnum, values in rows:
+        if rnum == held_num:
+            for ci, value in enumerate(values):
+                if value is not None:
+                    if ci < len(held):
+                        held[ci] = value
+                    else:
+                        held.extend([None] * (ci - len(held)))
+                        held.append(value)
+            continue
+        if held_num is not None:
+            yield held_num, held
+        held_num, held = rnum, list(values)
+    if held_num is not None:
+        yield held_num, held
+
+
 def _example_text(example):
     where = "工作表「%s」的 %s" % (example["sheet"], example["cell"])
     return where + ("：%s" % example["formula"] if example["formula"] else "（共享公式）")
@@ -228,6 +253,12 @@ class BaseBook(object):
     @warnings.setter
     def warnings(self, notes):
         self._warnings = list(notes)
+
+    def number_formats(self, name=None, first_row=1, rows=200):
+        """{0-based column: number format code} that the sheet's first cells carry (money and
+        number formats only, never dates) in rows ``first_row`` to ``first_row + rows - 1``:
+        derived tables keep them. Readers of formats without cell styles (csv, html…) have none."""
+        return {}
 
     def note_formula_without_value(self, sheet, row, col, formula=None):
         """Record a formula cell the file stores without its result (1-based ``row``, 0-based

@@ -1,4 +1,6 @@
-"""Reader for real Excel 97-2003 ``.xls`` files (OLE/BIFF8) through xlrd.
+"""Reader for real Excel ``.xls`` files through xlrd: Excel 97-2003 (OLE/BIFF8), Excel 5/95
+(BIFF5) and the Excel 2.x-4.0 worksheets (BIFF2-4, no OLE container), damaged ones included
+(``xls_repair``: broken shared-string counts, comments and containers, missing code pages).
 
 xlrd is opened with ``formatting_info=True`` (it is what gives merged cells and each cell's
 number format) and ``on_demand=True`` (sheets are loaded one at a time). Some files make xlrd
@@ -12,6 +14,7 @@ is loaded whole; ``rows()`` still yields lazily.
 from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value, trim,
                     DATE, DATETIME, TIME)
 
+from . import xls_repair as repair
 import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
 
 ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
@@ -44,22 +47,20 @@ class XlsBook(BaseBook):
     def __init__(self, path):
         BaseBook.__init__(self, path)
         xlrd = self._xlrd = _xlrd()
+        repair.install(xlrd)
         self._book = None
         self.formatting = True
-        try:
-            # xlrd prints its warnings to stdout by default, which would break the one-JSON answer
-            self._book = xlrd.open_workbook(path, formatting_info=True, on_demand=True, logfile=_QUIET)
-        except Exception as exc:  # noqa: BLE001 - xlrd raises bare errors of many kinds
-            if _encrypted(exc):
-                raise FormatError(ENCRYPTED)
-            try:
-                self._book = xlrd.open_workbook(path, formatting_info=False, on_demand=True, logfile=_QUIET)
-                self.formatting = False
-            except Exception as exc2:  # noqa: BLE001
-                if _encrypted(exc2):
-                    raise FormatError(ENCRYPTED)
-                detail = str(exc2).strip() or type(exc2).__name__
-                raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)
+        self._source = {"filename": path}
+        self._options = {}
+        repair.reset()
+        self._book = self._open()
+        better = repair.better_encoding(self._book)
+        if better:
+            self._options["encoding_override"] = better[0]
+            self._book.release_resources()
+            self._book = self._open()
+            self.warn(better[1])
+        self._report_repairs()
         book = self._book
         visibility = getattr(book, "_sheet_visibility", None) or []
         for i, name in enumerate(book.sheet_names()):
@@ -69,12 +70,92 @@ class XlsBook(BaseBook):
         self._loaded = {}
         self._kinds = {}          # xf index -> date kind (None for plain numbers)
 
+    def _open(self):
+        """The xlrd book, recovering what a damaged container still holds (``xls_repair``)."""
+        kw = dict(self._options, on_demand=True, logfile=_QUIET)
+        try:
+            # xlrd prints its warnings to stdout by default, which would break the one-JSON answer
+            return self._try(kw)
+        except FormatError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - xlrd raises bare errors of many kinds
+            first = exc
+        if repair.is_container_damage(first):
+            for extra, note in ((dict(ignore_workbook_corruption=True), "忽略目录损坏"),
+                                ("stream", "直接读取工作簿数据流")):
+                try:
+                    if extra == "stream":
+                        data = repair.workbook_stream(self.path)
+                        if data is None:
+                            continue
+                        self._source = {"file_contents": data}
+                        book = self._try(kw)
+                    else:
+                        book = self._try(dict(kw, **extra))
+                        self._options.update(extra)
+                except Exception:  # noqa: BLE001 - a damaged stream may even look encrypted: not believed
+                    self._source = {"filename": self.path}
+                    continue
+                self.warn("这个 xls 文件的 OLE 容器有损坏（%s），已%s读出内容；请核对结果，最好用 Excel/WPS 打开后"
+                          "另存一份" % (str(first).strip()[:80], note))
+                return book
+        detail = str(first).strip() or type(first).__name__
+        raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)
+
+    def _try(self, kw):
+        """open_workbook with formatting info, else without it (some files make xlrd refuse it)."""
+        xlrd = self._xlrd
+        if "filename" in self._source:
+            args, kw = (self._source["filename"],), kw
+        else:
+            args, kw = (), dict(kw, file_contents=self._source["file_contents"])
+        try:
+            return xlrd.open_workbook(*args, formatting_info=self.formatting, **kw)
+        except Exception as exc:  # noqa: BLE001
+            if _encrypted(exc):
+                raise FormatError(ENCRYPTED)
+            if not self.formatting:
+                raise
+        try:
+            book = xlrd.open_workbook(*args, formatting_info=False, **kw)
+        except Exception as exc:  # noqa: BLE001
+            if _encrypted(exc):
+                raise FormatError(ENCRYPTED)
+            raise
+        self.formatting = False
+        return book
+
+    def _report_repairs(self):
+        for note in repair.warnings_for(repair.events()):
+            if note not in self._warnings:
+                self.warn(note)
+
+    def _load(self, index):
+        """One sheet; a cell pointing past the shared-string table (its count field too small)
+        makes the book be reopened with the strings counted."""
+        try:
+            return self._book.sheet_by_index(index)
+        except IndexError:
+            if getattr(self, "_recounted", False):
+                raise
+        self._recounted = True
+        repair.reset(recount=True)
+        self._book.release_resources()
+        self._book = self._open()
+        self._loaded = {}
+        try:
+            return self._book.sheet_by_index(index)
+        finally:
+            self._report_repairs()
+            repair.reset()
+
     def _sheet(self, name):
         info = self.sheet(name)
         sh = self._loaded.get(info.index)
         if sh is None:
             try:
-                sh = self._book.sheet_by_index(info.index)
+                sh = self._load(info.index)
+                self._report_repairs()
             except Exception as exc:  # noqa: BLE001
                 if _encrypted(exc):
                     raise FormatError(ENCRYPTED)

@@ -36,9 +36,9 @@ import zipfile
 import zlib
 
 from ... import opc
-from ._base import BaseBook, FormatError, SheetInfo, number, serial_to_value, trim
+from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
-                       _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
+                       column_style_counts, _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
                        decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
                        strip_comments)
 
@@ -214,7 +214,7 @@ class XlsxBook(BaseBook):
         done = 0
         last = 0
         try:
-            for item in self._fast_rows(info, member):
+            for item in merge_repeated_rows(self._fast_rows(info, member)):
                 last = item[0]
                 yield item
                 done += 1
@@ -393,7 +393,27 @@ class XlsxBook(BaseBook):
                         yield rnum, values
         self._merge_cache[info.index] = _dedupe(merges)
 
-    # -- merges / dimensions ----------------------------------------------------------------
+    # -- merges / dimensions / number formats --------------------------------------------------
+
+    def number_formats(self, name=None, first_row=1, rows=200):
+        """The most common money/number format per column among the styled cells of the given
+        rows (see ``BaseBook.number_formats``), from the first MB of the sheet's XML."""
+        info, member = self._part(name)
+        if member is None or not self.styles.codes:
+            return {}
+        head = self._head(member, 1 << 20)
+        m = re.search(rb"<(?:(\w+):)?worksheet\b", head)
+        p = (m.group(1) + b":") if m and m.group(1) else b""
+        out = {}
+        for col, counts in column_style_counts(head, p, first_row, first_row + rows - 1).items():
+            by_code = {}
+            for style, n in counts.items():
+                code = self.styles.codes.get(style)
+                if code:
+                    by_code[code] = by_code.get(code, 0) + n
+            if by_code:
+                out[col] = max(sorted(by_code), key=lambda c: by_code[c])
+        return out
 
     def merges(self, name=None):
         info, member = self._part(name)
@@ -472,9 +492,37 @@ class XlsxBook(BaseBook):
         ws.reset_dimensions()
         kinds = self.styles.kinds
         date1904 = self.date1904
-        done = 0
         self._note_uncached_formulas(info)
-        for row in ws.iter_rows():
+        done = 0
+        for item in merge_repeated_rows(self._opx_values(ws, kinds, date1904)):
+            yield item
+            done += 1
+            if max_rows is not None and done >= max_rows:
+                return
+
+    @staticmethod
+    def _opx_cell_rows(ws):
+        """openpyxl's rows as the sheet XML has them. Its ``iter_rows`` drops a ``<row>`` whose
+        number came before (one element per cell, see ``merge_repeated_rows``); its row parser
+        gives every element, so the parser is used when this openpyxl version has it."""
+        parse = getattr(ws, "_get_source", None)
+        try:
+            from openpyxl.worksheet._reader import WorkSheetParser
+        except ImportError:
+            parse = None
+        if parse is None or not hasattr(ws, "_get_row"):
+            for row in ws.iter_rows():
+                yield row
+            return
+        wb = ws.parent
+        with ws._get_source() as src:
+            parser = WorkSheetParser(src, ws._shared_strings, data_only=wb.data_only, epoch=wb.epoch,
+                                     date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+            for _idx, row in parser.parse():
+                yield ws._get_row(row, 1, None, False)
+
+    def _opx_values(self, ws, kinds, date1904):
+        for row in self._opx_cell_rows(ws):
             values = []
             rnum = None
             for cell in row:
@@ -504,9 +552,6 @@ class XlsxBook(BaseBook):
             trim(values)
             if values:
                 yield rnum, values
-                done += 1
-                if max_rows is not None and done >= max_rows:
-                    return
 
     def _note_uncached_formulas(self, info):
         """openpyxl (data_only) shows a formula without a cached value as None, silently: find

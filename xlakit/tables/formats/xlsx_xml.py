@@ -138,11 +138,22 @@ def text_chunk_problem(chunk, first):
     return None
 
 
+# Built-in number formats (not dates) by id; 5-8 are the currency formats as a Chinese Excel
+# shows them.
+_BUILTIN_NUMBER = {1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 5: '"¥"#,##0;"¥"\\-#,##0',
+                   6: '"¥"#,##0;[Red]"¥"\\-#,##0', 7: '"¥"#,##0.00;"¥"\\-#,##0.00',
+                   8: '"¥"#,##0.00;[Red]"¥"\\-#,##0.00', 9: "0%", 10: "0.00%", 11: "0.00E+00",
+                   37: "#,##0 ;(#,##0)", 38: "#,##0 ;[Red](#,##0)", 39: "#,##0.00;(#,##0.00)",
+                   40: "#,##0.00;[Red](#,##0.00)"}
+
+
 class _Styles(object):
-    """Which cell style indexes (``s=``) carry a date/time number format, and of which kind."""
+    """Which cell style indexes (``s=``) carry a date/time number format, and of which kind;
+    ``codes``: the money/number format code of the others (General and text left out)."""
 
     def __init__(self, xml_bytes):
         self.kinds = {}
+        self.codes = {}
         if not xml_bytes:
             return
         try:
@@ -171,6 +182,36 @@ class _Styles(object):
             kind = classify_format(custom[fmt_id]) if fmt_id in custom else builtin_kind(fmt_id)
             if kind:
                 self.kinds[index] = kind
+            else:
+                code = custom.get(fmt_id) or _BUILTIN_NUMBER.get(fmt_id)
+                if code and code.strip().lower() not in ("general", "@"):
+                    self.codes[index] = code
+
+
+_STYLED_CELL = {}
+
+
+def column_style_counts(head, p, first_row, last_row):
+    """{0-based column: {style index: cells}} over the ``<c r=.. s=..>`` cells of rows
+    ``first_row``..``last_row`` in the beginning ``head`` of a sheet's XML (text scan: only the
+    cell start tags are looked at, each attribute by name, in any order)."""
+    regex = _STYLED_CELL.get(p)
+    if regex is None:
+        regex = _STYLED_CELL[p] = re.compile(rb"<" + re.escape(p) + rb"c\b([^>]*)>")
+    out = {}
+    for m in regex.finditer(head):
+        attrs = m.group(1)
+        r = re.search(rb'\br\s*=\s*["\']([A-Z]+)(\d+)', attrs)
+        st = re.search(rb'\bs\s*=\s*["\'](\d+)', attrs)
+        if r is None or st is None:
+            continue
+        row = int(r.group(2))
+        if row < first_row or row > last_row:
+            continue
+        counts = out.setdefault(_col_index(r.group(1).decode("ascii")), {})
+        key = int(st.group(1))
+        counts[key] = counts.get(key, 0) + 1
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

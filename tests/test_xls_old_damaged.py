@@ -1,0 +1,93 @@
+"""Old and damaged .xls files (issue 27), through the real read_spreadsheet/calc_table: Excel
+2.x-4.0 worksheets, 8-bit text without (or with a wrong) CODEPAGE record, a shared-string table
+whose count is wrong or zero, a damaged comment, a damaged OLE container. Every recovery says
+what was damaged in a warning; nothing comes back silently wrong. Fixtures: tests/fixtures/xls_old
+(sources and licences in its README.md)."""
+import os
+import struct
+
+import pytest
+
+from conftest import FIXTURES, ok
+
+OLD = os.path.join(FIXTURES, "xls_old")
+
+
+def _rows(data):
+    return data["sheets"][0]["rows"]
+
+
+def _warnings(data):
+    return " ".join(data.get("warnings") or [])
+
+
+def test_biff2_to_biff4_worksheets_are_read(run):
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "biff2_gbk.xls")}))
+    assert _rows(data) == [["部门", "项目", "金额"], ["销售部", "差旅费", 1234.5], ["财务部", "办公用品", 300],
+                           ["合计", None, 1534.5]]
+    calc = ok(run("calc_table", {"path": os.path.join(OLD, "biff2_gbk.xls"),
+                                 "metrics": [{"func": "sum", "column": "金额"}]}))
+    assert "1534.5" in str(calc)                      # the 合计 row is not counted twice
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "testEXCEL_3.xls")}))
+    assert _rows(data)[0] == ["Table C-13--Lemons: Utilization of production, by State, 1977/78 to date"]
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "testEXCEL_4.xls")}))
+    assert _rows(data)[0][0].startswith("Table 10 -- Examination Coverage")
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "biff4_no_format_no_window2.xls")}))
+    assert _rows(data)[:2] == [["ID", "TOTAL", "MAIN", "SUB"], ["A", "DOG & CAT PRODUCTS", "Dog & Cat Product"]]
+
+
+@pytest.mark.parametrize("name,first,warned", [
+    ("biff2_cp1251_no_codepage.xls", "Универсальный", "CODEPAGE"),
+    ("biff2_cp1251_says_1252.xls", "Универсальный", "Windows-1252"),
+    ("biff2_gbk_no_codepage.xls", "销售部", "GBK"),
+    ("biff2_cp1252_no_codepage.xls", "Äpfel grün", None),
+])
+def test_8bit_text_is_scored_when_the_code_page_is_missing_or_wrong(run, name, first, warned):
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, name)}))
+    assert _rows(data)[1][0] == first
+    if warned:
+        assert warned in _warnings(data) and "按内容判断" in _warnings(data)
+    else:
+        assert "编码" not in _warnings(data)
+
+
+def _xlwt_with_sst_count(tmp_path, count):
+    """An xlwt workbook whose SST record claims ``count`` unique strings (xlwt wrote the truth)."""
+    xlwt = pytest.importorskip("xlwt")
+    path = str(tmp_path / ("sst_%d.xls" % count))
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("明细")
+    names = ["部门", "金额"] + ["客户%d" % i for i in range(30)]
+    ws.write(0, 0, "部门")
+    ws.write(0, 1, "金额")
+    for i in range(30):
+        ws.write(i + 1, 0, "客户%d" % i)
+        ws.write(i + 1, 1, 100 + i)
+    wb.save(path)
+    raw = bytearray(open(path, "rb").read())
+    true = struct.pack("<II", len(names), len(names))
+    at = raw.find(b"\xfc\x00")
+    while at >= 0 and raw[at + 4:at + 12] != true:
+        at = raw.find(b"\xfc\x00", at + 1)
+    assert at >= 0, "SST record not found"
+    raw[at + 8:at + 12] = struct.pack("<I", count)
+    with open(path, "wb") as fh:
+        fh.write(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("count", [0, 5, 500])
+def test_shared_string_count_wrong_or_zero(run, tmp_path, count):
+    path = _xlwt_with_sst_count(tmp_path, count)
+    data = ok(run("read_spreadsheet", {"path": path}))
+    rows = _rows(data)
+    assert rows[0] == ["部门", "金额"] and rows[1] == ["客户0", 100] and rows[30] == ["客户29", 129]
+    assert "共享字符串表已损坏" in _warnings(data) and ("%d 个" % count) in _warnings(data)
+
+
+def test_damaged_comment_and_container_are_recovered_with_a_warning(run):
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "47251_1.xls")}))
+    assert len(_rows(data)) > 3 and "批注" in _warnings(data)
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "45290.xls")}))
+    assert _rows(data)[0][:3] == ["Auction Date", "Type", "County"] and len(_rows(data)) == 46
+    assert "OLE 容器有损坏" in _warnings(data)

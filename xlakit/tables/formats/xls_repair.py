@@ -1,0 +1,198 @@
+"""Damaged and old .xls files that Excel, LibreOffice and other readers still open: how the xls
+reader (``xls.py``) gets xlrd to read them too, and what it tells the user about the damage.
+
+Why: a workbook exported by an old ERP or mailed around for years opens fine in Excel while
+xlrd stops with ``AssertionError`` or "list index out of range". Each repair below recovers
+what the file really holds and leaves a Chinese warning saying what was damaged, so the answer
+is never silently wrong:
+
+- **shared-string count wrong or zero** (the SST record's count field): xlrd reads exactly that
+  many strings, so too many ends in a ``struct.error`` and too few in cells pointing past the
+  table. The strings are counted by parsing (``_tolerant_sst``): the largest count that parses.
+- **a damaged cell comment** (NOTE record): comments are not cell values; the sheet is read
+  without that comment.
+- **OLE container corruption** (``Workbook corruption: seen[…]``, "size exceeds expected"): first
+  xlrd's own ``ignore_workbook_corruption``, then the Workbook stream as olefile reads it, handed
+  to xlrd as raw BIFF (``workbook_stream``).
+- **no CODEPAGE record, or a wrong one** (BIFF2-5 keep 8-bit text): the strings are scored
+  against the likely code pages with the detector csv and txt files use (``xlakit.text``), and
+  the book is reopened with the best one (``better_encoding``).
+
+xlrd's two parse functions are wrapped once per process (``install``); the wrappers only act when
+the original fails, or when the reader asks for a recount after a sheet pointed past the table.
+"""
+import threading
+
+from ... import text as xtext
+
+_state = threading.local()
+
+
+def events():
+    """What the repairs did since the last ``reset()`` (kind, detail) in this thread."""
+    return list(getattr(_state, "events", []))
+
+
+def reset(recount=False):
+    _state.events = []
+    _state.recount = recount
+
+
+def _note(kind, detail=""):
+    if not hasattr(_state, "events"):
+        _state.events = []
+    if (kind, detail) not in _state.events:
+        _state.events.append((kind, detail))
+
+
+def _parses(orig, datatab, n):
+    try:
+        orig(datatab, n)
+        return True
+    except Exception:  # noqa: BLE001 - xlrd fails with struct.error, IndexError, UnicodeDecodeError…
+        return False
+
+
+def _largest(orig, datatab, lo, hi):
+    """The largest count in [lo, hi] that parses (``lo`` is known to parse)."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _parses(orig, datatab, mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _tolerant_sst(orig):
+    def unpack_sst_table(datatab, nstrings):
+        try:
+            result = orig(datatab, nstrings)
+        except Exception:  # noqa: BLE001
+            found = _largest(orig, datatab, 0, nstrings)
+            _note("sst", "记录说有 %d 个，实际只读得出 %d 个" % (nstrings, found))
+            return orig(datatab, found)
+        if nstrings == 0 or getattr(_state, "recount", False):
+            # too small a count parses fine and loses the rest: look for more strings
+            hi = max(1, nstrings) * 2
+            while _parses(orig, datatab, hi) and hi < 1 << 24:
+                hi *= 2
+            found = _largest(orig, datatab, nstrings, hi)
+            if found > nstrings:
+                _note("sst", "记录说有 %d 个，实际有 %d 个" % (nstrings, found))
+                return orig(datatab, found)
+        return result
+    unpack_sst_table.xla_tolerant = True
+    return unpack_sst_table
+
+
+def _tolerant_note(orig):
+    def handle_note(self, data, txos):
+        try:
+            return orig(self, data, txos)
+        except Exception:  # noqa: BLE001 - a comment xlrd cannot parse is skipped, not fatal
+            _note("note", getattr(self, "name", ""))
+    handle_note.xla_tolerant = True
+    return handle_note
+
+
+def install(xlrd):
+    """Wrap xlrd's shared-string and comment parsers (once per process)."""
+    import xlrd.book
+    import xlrd.sheet
+    if not getattr(xlrd.book.unpack_SST_table, "xla_tolerant", False):
+        xlrd.book.unpack_SST_table = _tolerant_sst(xlrd.book.unpack_SST_table)
+    if not getattr(xlrd.sheet.Sheet.handle_note, "xla_tolerant", False):
+        xlrd.sheet.Sheet.handle_note = _tolerant_note(xlrd.sheet.Sheet.handle_note)
+
+
+def warnings_for(found):
+    """Chinese warnings for ``events()``."""
+    out = []
+    for kind, detail in found:
+        if kind == "sst":
+            out.append("这个 xls 的共享字符串表已损坏（%s），已按实际内容读取；请核对文字单元格，"
+                       "最好用 Excel/WPS 打开后另存一份" % detail)
+        elif kind == "note":
+            out.append("工作表「%s」里有损坏的批注，已跳过批注（单元格内容不受影响）" % detail if detail else
+                       "文件里有损坏的批注，已跳过批注（单元格内容不受影响）")
+    return out
+
+
+def is_container_damage(exc):
+    text = str(exc)
+    return "corruption" in text.lower() or "size exceeds expected" in text or "CompDocError" in type(exc).__name__
+
+
+def workbook_stream(path):
+    """The raw BIFF Workbook (or Book) stream as olefile reads it, or None."""
+    import pydeps_boot
+    try:
+        olefile = pydeps_boot.ensure("olefile")
+    except pydeps_boot.DependencyError:
+        return None
+    try:
+        ole = olefile.OleFileIO(path)
+    except Exception:  # noqa: BLE001 - olefile raises several kinds on broken containers
+        return None
+    try:
+        for name in ("Workbook", "Book", "WORKBOOK", "BOOK"):
+            if ole.exists(name):
+                return ole.openstream(name).read()
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        ole.close()
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# 8-bit text of BIFF2-5 files
+
+_SAME = {"iso-8859-1": "cp1252", "latin_1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252"}
+
+
+def _codec(name):
+    name = (name or "").lower().replace("_", "-")
+    return _SAME.get(name, xtext.codec_for_label(name) or name)
+
+
+def better_encoding(book, limit=4000):
+    """``(codec, reason)`` when the 8-bit text of an xlrd ``book`` (BIFF < 8) reads better in
+    another code page than the one xlrd used, else None. The strings are turned back into the
+    file's bytes with xlrd's codec and scored as a csv would be."""
+    if getattr(book, "biff_version", 80) >= 80:
+        return None
+    used = book.encoding or "iso-8859-1"
+    pieces = list(book.sheet_names())
+    size = 0
+    try:
+        for index in range(book.nsheets):
+            sh = book.sheet_by_index(index)
+            for r in range(min(sh.nrows, 500)):
+                for v in sh.row_values(r):
+                    if isinstance(v, str) and v and not v.isascii():
+                        pieces.append(v)
+                        size += len(v)
+                if size > limit:
+                    break
+            if size > limit:
+                break
+    except Exception:  # noqa: BLE001 - the caller reads the book anyway
+        return None
+    try:
+        raw = "\n".join(p for p in pieces if not p.isascii()).encode(used)
+    except (UnicodeEncodeError, LookupError):
+        return None
+    if not raw:
+        return None
+    scores = dict(xtext.score_candidates(raw))
+    best, top = xtext.guess_legacy(raw)
+    current = scores.get(_codec(used), -9.0)
+    if _codec(best) == _codec(used) or top <= current + 0.25:
+        return None
+    if book.codepage is None:
+        why = "文件里没有记录文字编码（CODEPAGE）"
+    else:
+        why = "文件记录的编码是 %s，但按它读出的文字不成文" % xtext.label(_codec(used))
+    return best, "%s，按内容判断是 %s，已按它读取" % (why, xtext.label(best))
