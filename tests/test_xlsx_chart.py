@@ -175,3 +175,27 @@ def test_pivot_table_chart_leaves_out_the_totals(run, tmp_path):
     assert data["chart"]["categories"] == "A2:A3"
     assert [v["name"] for v in data["chart"]["values"]] == ["1月", "2月"]
     assert series(out, data["out_sheet"])[0][2][0][1:] == ("'透视表'!$A$2:$A$3", "'透视表'!$B$2:$B$3")
+
+
+def test_rows_above_totals_chart_stops_at_the_last_data_row(run, tmp_path):
+    target = tmp_path / "费用台账.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "台账"
+    for row in [["部门", "金额"], ["销售", 100], ["行政", 50], ["技术", 70]]:
+        ws.append(row)
+    ws.append(["合计", "=SUM(B2:B4)"])
+    chart = BarChart()
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=4), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=2, max_row=4))
+    ws.add_chart(chart, "E2")
+    wb.save(str(target))
+    data = ok(run("write_spreadsheet", {"path": str(target), "mode": "append", "rows": [["财务", 30], ["后勤", 20]],
+                                        "chart": {"type": "pie", "title": "占比"}}))
+    assert data["action"] == "inserted_above_totals" and data["totals_moved"] == {"from": 5, "to": 7}
+    assert data["chart"]["categories"] == "A2:A6" and data["chart"]["values"] == [{"name": "金额", "range": "B2:B6"}]
+    got = series(target, "台账")
+    assert got[0][2] == [("'台账'!B1", "'台账'!$A$2:$A$6", "'台账'!$B$2:$B$6")]      # the old chart follows
+    assert got[1] == ("PieChart", "占比", [("'台账'!$B$1", "'台账'!$A$2:$A$6", "'台账'!$B$2:$B$6")])
+    values = [list(r) for r in openpyxl.load_workbook(str(target))["台账"].iter_rows(values_only=True)]
+    assert values[-1] == ["合计", "=SUM(B2:B6)"]

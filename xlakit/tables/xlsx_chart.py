@@ -410,9 +410,9 @@ class Attach(object):
                 self.sheet_part, self.drawing_part)).encode("utf-8")
         else:
             text = self.drawing_text
-            rows = [int(r) for r in re.findall(r"<(?:\w+:)?to>.*?<(?:\w+:)?row>(\d+)<", text, re.S)]
-            if rows:
-                row = max(max(rows) + 2, row)
+            bottoms = [_anchor_bottom(a) for a in _ANCHOR_RE.findall(text)]
+            if any(b is not None for b in bottoms):
+                row = max(max(b for b in bottoms if b is not None) + 2, row)
             ids = [int(i) for i in re.findall(r'<(?:\w+:)?cNvPr\b[^>]*\bid="(\d+)"', text)]
             m = re.search(r"</(\w+:)?wsDr>", text)
             p = m.group(1) or ""
@@ -423,6 +423,24 @@ class Attach(object):
             anchor = anchor.replace("<%sgraphicFrame " % p, '<%sgraphicFrame xmlns:a="%s" ' % (p, NS_A), 1)
             out[self.drawing_part] = (text[:m.start()] + anchor + text[m.start():]).encode("utf-8")
         return out
+
+
+_ANCHOR_RE = re.compile(r"<(?:\w+:)?(?:twoCellAnchor|oneCellAnchor|absoluteAnchor)\b.*?"
+                        r"</(?:\w+:)?(?:twoCellAnchor|oneCellAnchor|absoluteAnchor)>", re.S)
+ROW_EMU = 190500            # a default row (15 pt = 20 px) in EMU
+
+
+def _anchor_bottom(anchor):
+    """The last row (0-based) an existing drawing object covers: its ``to`` cell, or its ``from``
+    row plus its height for a one-cell anchor; None when it cannot be told."""
+    to = re.search(r"<(?:\w+:)?to>.*?<(?:\w+:)?row>(\d+)<", anchor, re.S)
+    if to:
+        return int(to.group(1))
+    start = re.search(r"<(?:\w+:)?from>.*?<(?:\w+:)?row>(\d+)<", anchor, re.S)
+    ext = re.search(r"<(?:\w+:)?ext\b[^>]*\bcy=\"(\d+)\"", anchor)
+    if start:
+        return int(start.group(1)) + (int(ext.group(1)) // ROW_EMU + 1 if ext else ANCHOR_ROWS)
+    return None
 
 
 _CHART_F = re.compile(r"(<(?:\w+:)?f>)([^<]*)(</(?:\w+:)?f>)")
