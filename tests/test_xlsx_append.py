@@ -105,9 +105,14 @@ def test_chart_and_pivot_kept_byte_for_byte(write, tmp_path):
     assert data["action"] == "appended" and data["start_row"] == 5 and data["rows_written"] == 6
     assert data["total_rows"] == 10 and data["sheets"] == ["数据", "透视"]
     assert digest(data["backup"]) == before
-    # only the sheet (and styles, for the date and text formats) changed; chart, drawing,
-    # pivot table and cache, shared strings are the original bytes
-    assert changed_parts(data["backup"], target) == ["xl/styles.xml", "xl/worksheets/sheet1.xml"]
+    # only the sheet (and styles, for the date and text formats) changed, and the chart's series,
+    # which ended on the old last row, takes the new rows in; drawing, pivot table and cache,
+    # shared strings are the original bytes
+    assert changed_parts(data["backup"], target) == ["xl/charts/chart1.xml", "xl/styles.xml",
+                                                     "xl/worksheets/sheet1.xml"]
+    chart = parts(target)["xl/charts/chart1.xml"].decode("utf-8")
+    assert "<c:f>数据!$B$2:$B$10</c:f>" in chart and "<c:f>数据!B1</c:f>" in chart
+    assert chart.replace("$B$10", "$B$4") == parts(data["backup"])["xl/charts/chart1.xml"].decode("utf-8")
     kept = parts(target)
     assert any(n.startswith("xl/pivotCache/") for n in kept) and any(n.startswith("xl/charts/") for n in kept)
 

@@ -15,7 +15,9 @@ use, placeholders such as ``-`` are empty; count_rows, or count without value, c
 answer's ``counts`` says which), where,
 include_totals, order (label | total), sort (pinyin: Chinese labels by pinyin and digits by value,
 ``第2组`` before ``第10组``, the default; codepoint), max_rows (100), max_cols (60), sheet, header_row, out_path
-(default ``~/.xla/workspace/<源名>_透视.xlsx``), out_sheet (default 透视表).
+(default ``~/.xla/workspace/<源名>_透视.xlsx``), out_sheet (default 透视表), chart (a native Excel chart
+beside the result: row labels against each column, the 合计 row and column left out; see
+xlakit.tables.xlsx_chart).
 
 Returns ``path``, ``row_count`` / ``column_count`` (data rows and columns of the pivot, 其他
 included, 合计 not), ``grand_total``, ``top_rows`` / ``top_cols`` (biggest keys by total),
@@ -70,7 +72,7 @@ def main(params):
         styles = {"bold_rows": [0, len(grid) - 1], "bold_cols": [0, len(grid[0]) - 1],
                   "number_format": number_format_for(grid, job.func), "freeze": [1, 1]}
         saved = table_write.write_rows(target, rows_out, sheet=params.get("out_sheet") or DEFAULT_SHEET,
-                                       styles=styles)
+                                       styles=styles, chart=params.get("chart"))
         for note in saved.get("warnings") or []:
             rt.warn(note)
 
@@ -89,6 +91,8 @@ def main(params):
             "rows_used": job.rows_used, "rows_filtered_out": job.rows_filtered,
             "complete": job.stopped_at is None, "backup": saved.get("backup"),
         }
+        if saved.get("chart"):
+            result["chart"] = saved["chart"]
         if job.counts:
             result["counts"] = job.counts
         if built["rows_folded"]:

@@ -6,17 +6,25 @@ tables, in Chinese fonts on A4, not a .txt renamed .docx. The OOXML is written b
 (xlakit.documents.docx_write, no third-party library).
 
 Parameters:
-    path   target, must end in .docx; a bare name goes to the workspace ~/.xla/workspace.
+    path   target, .docx (or .pdf); a bare name goes to the workspace ~/.xla/workspace.
     text   the content: blank lines between paragraphs; ``#``..``######`` headings, ``**粗体**``,
            ``*斜体*``, ``-``/``1.`` lists, ``|`` tables, ``---`` a horizontal rule, ``\\newpage`` a
-           page break.
+           page break, ``![说明](图片){width=60%}`` a picture with a numbered caption, ``[TOC]`` a
+           table of contents, ``<!-- landscape -->`` / ``<!-- portrait -->`` a section turned.
     mode   "overwrite" (default: a new document replaces the file) or "append" (added at the end of
            the existing document; everything already in it, images, tables, headers, section
            settings, comments, is kept byte-for-byte).
+    page_numbers, header, style ("default" | "gongwen": GB/T 9704-2012), orientation: the page
+           furniture of a new document (``xlakit.documents.docx_layout``).
+    format "docx" (default) or "pdf" (a path ending in .pdf means pdf too): the document is
+           written and checked as a docx in a scratch folder and LibreOffice headless turns it
+           into the PDF (``xlakit.documents.pdf_out``; a Chinese message says how to install
+           LibreOffice when it is missing). Not with append.
 
 Every write is atomic, the previous file is backed up (~/.xla/backup), and the result is read
 back with read_document's converter: every paragraph written must be there, else a clear error.
-Returns path, mode, action, counts of headings/paragraphs/list items/tables, backup, message.
+Returns path, mode, action, counts of headings/paragraphs/list items/tables, backup, message
+(pdf: format, pages, bytes).
 """
 import os
 import re
@@ -26,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import paths, files, documents  # noqa: E402
-from xlakit.documents import docx_layout, docx_media, docx_write  # noqa: E402
+from xlakit.documents import docx_layout, docx_media, docx_write, pdf_out  # noqa: E402
 from xlakit.errors import InputError, ToolError, FormatError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402
 
@@ -118,14 +126,33 @@ def _verify(path, blocks, appended):
     return doc
 
 
+def _target(raw, fmt, mode):
+    """(path as given, "docx" | "pdf"): the suffix decides unless ``format`` says pdf."""
+    raw = str(raw)
+    low = raw.lower()
+    fmt = fmt or ("pdf" if low.endswith(".pdf") else "docx")
+    if fmt not in ("docx", "pdf"):
+        raise InputError("format 只能是 docx（Word 文档，默认）或 pdf，现在是 %r" % (fmt,))
+    if fmt == "pdf":
+        if mode == "append":
+            raise InputError("PDF 不能追加内容。请先追加到 .docx 文档（format=docx），再用 convert_document 把它转成 PDF")
+        if low.endswith(".docx"):
+            raw = raw[:-5] + ".pdf"
+        elif not low.endswith(".pdf"):
+            raise InputError("format=pdf 时 path 要以 .pdf 结尾（现在是 %s）" % (os.path.splitext(raw)[1] or "（无后缀）"))
+        return raw, fmt
+    if not low.endswith(".docx"):
+        ext = os.path.splitext(raw)[1] or "（无后缀）"
+        hint = rt.tool_hint("write_text", "；纯文本、Markdown、网页或代码文件请用 write_text")
+        raise InputError("write_document 只写 Word 文档，path 必须以 .docx 结尾（现在是 %s；要 PDF 请传 format=pdf）%s" % (
+            ext, hint))
+    return raw, fmt
+
+
 def main(params):
-    raw = params["path"]
     text = params["text"]
     mode = params.get("mode") or "overwrite"
-    if not str(raw).lower().endswith(".docx"):
-        ext = os.path.splitext(str(raw))[1] or "（无后缀）"
-        hint = rt.tool_hint("write_text", "；纯文本、Markdown、网页或代码文件请用 write_text")
-        raise InputError("write_document 只写 Word 文档，path 必须以 .docx 结尾（现在是 %s）%s" % (ext, hint))
+    raw, fmt = _target(params["path"], params.get("format"), mode)
     text, removed = docx_write.strip_invalid(text)
     if removed:
         rt.warn("正文里有 %d 个 Word 文档无法保存的控制字符（如 \\x00），已去掉" % removed)
@@ -134,7 +161,51 @@ def main(params):
     path = paths.resolve_write(raw)
     # the whole read-change-write cycle holds the file's lock: two appends at once must both land
     with files.locked(path):
+        if fmt == "pdf":
+            return _write_pdf(params, text, path)
         return _write(params, raw, text, mode, path)
+
+
+def _write_pdf(params, text, path):
+    """The document written and checked as a docx in a scratch folder, then LibreOffice's PDF of
+    it at ``path`` (``pdf_out``): the same pages the docx would print."""
+    layout = _layout(params, "overwrite")
+    pictures = _pictures(docx_write.parse(text), path)
+    data, blocks = docx_write.new_document(text, layout, pictures)
+    existed = os.path.isfile(path)
+    with files.scratch("xla-doc-") as work:
+        docx = os.path.join(work, "document.docx")
+        with open(docx, "wb") as fh:
+            fh.write(data)
+        _verify(docx, blocks, False)
+        done = pdf_out.convert(docx, path, deadline=rt.deadline, label=os.path.basename(path), lock=False)
+    counts = _counts(blocks)
+    pages = "共 %d 页，" % done["pages"] if done["pages"] else ""
+    message = "%s PDF「%s」：%s写入 %s（由 LibreOffice 从 Word 版式转换）" % (
+        "已覆盖" if existed else "已生成", os.path.basename(path), pages, _written(blocks, counts) or "内容")
+    if done["backup"]:
+        message += "；原文件已备份到 %s" % done["backup"]
+    return dict({"path": path, "format": "pdf", "mode": "overwrite", "action": "overwritten" if existed else "created",
+                 "pages": done["pages"], "bytes": done["bytes"], "backup": done["backup"],
+                 "message": message + "。"}, **counts)
+
+
+def _counts(blocks):
+    return {"headings": sum(1 for b in blocks if b[0] == "h"),
+            "paragraphs": sum(1 for b in blocks if b[0] in ("p", "quote")),
+            "list_items": sum(1 for b in blocks if b[0] == "li"),
+            "tables": sum(1 for b in blocks if b[0] == "table"),
+            "pictures": sum(1 for b in blocks if b[0] == "img")}
+
+
+def _written(blocks, counts):
+    parts = ["%d 个标题" % counts["headings"] if counts["headings"] else "",
+             "%d 段正文" % counts["paragraphs"] if counts["paragraphs"] else "",
+             "%d 个列表项" % counts["list_items"] if counts["list_items"] else "",
+             "%d 个表格" % counts["tables"] if counts["tables"] else "",
+             "%d 张图片" % counts["pictures"] if counts["pictures"] else "",
+             "目录" if any(b[0] == "toc" for b in blocks) else ""]
+    return "、".join(p for p in parts if p)
 
 
 def _write(params, raw, text, mode, path):
@@ -169,19 +240,9 @@ def _write(params, raw, text, mode, path):
 
     backup = files.atomic_write(path, write_and_verify, backup=True, lock=False)
     doc = checked["doc"]
-    counts = {"headings": sum(1 for b in blocks if b[0] == "h"),
-              "paragraphs": sum(1 for b in blocks if b[0] in ("p", "quote")),
-              "list_items": sum(1 for b in blocks if b[0] == "li"),
-              "tables": sum(1 for b in blocks if b[0] == "table"),
-              "pictures": sum(1 for b in blocks if b[0] == "img")}
+    counts = _counts(blocks)
     verb = {"created": "已新建", "overwritten": "已覆盖", "appended": "已追加到"}[action]
-    parts = ["%d 个标题" % counts["headings"] if counts["headings"] else "",
-             "%d 段正文" % counts["paragraphs"] if counts["paragraphs"] else "",
-             "%d 个列表项" % counts["list_items"] if counts["list_items"] else "",
-             "%d 个表格" % counts["tables"] if counts["tables"] else "",
-             "%d 张图片" % counts["pictures"] if counts["pictures"] else "",
-             "目录" if any(b[0] == "toc" for b in blocks) else ""]
-    written = "、".join(p for p in parts if p)
+    written = _written(blocks, counts)
     message = "%s Word 文档「%s」：写入%s，读回校验通过" % (verb, os.path.basename(path), " " + written if written else "内容")
     if action == "appended":
         message += "；原有内容（图片、表格、页眉页脚等）原样保留"

@@ -18,17 +18,23 @@ Parameters:
              注：/制表人： footer lines), which moves down with its sums kept true; "end" always
              after the last row holding a value.
     allow_lossy_resave  true = write even though the workbook has parts openpyxl cannot keep.
+    chart    optional {"type": "bar"|"line"|"pie", "title", "categories", "values"}: a native,
+             editable Excel chart beside the rows (xlsx only; categories/values are column names,
+             column letters or ranges such as "A2:A13"; by default the first column against every
+             number column, 合计 rows and columns left out). See xlakit.tables.xlsx_chart.
 
 Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
 sheets, header_skipped, warnings, (csv: encoding, delimiter), for append position and, when rows
 went above a totals block, totals_updated ([{cell, kind: formula|value, old, new}]) and
-totals_moved ({from, to}), and a short Chinese message.
+totals_moved ({from, to}), with a chart its ranges (chart: {type, title, categories, values}), and a
+short Chinese message.
 """
 import os
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import runtime as rt  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
+from xlakit.tables.xlsx_chart import KINDS as CHART_NAMES  # noqa: E402
 
 ACTIONS = {
     "new_file": "新建文件",
@@ -62,6 +68,10 @@ def _message(res):
             text += "，已更新合计：%s" % "、".join(_total_text(u) for u in updated[:6])
             if len(updated) > 6:
                 text += " 等 %d 处" % len(updated)
+    if res.get("chart"):
+        c = res["chart"]
+        text += "，并在数据旁加了一张%s（分类 %s，数据 %s），在 Excel/WPS 里可直接编辑" % (
+            CHART_NAMES[c["type"]], c["categories"], "、".join(v["range"] for v in c["values"]))
     text += "；现共 %d 行" % res["total_rows"]
     if res["backup"]:
         text += "；原文件已备份到 %s" % res["backup"]
@@ -86,6 +96,7 @@ def main(params):
         allow_lossy=bool(params.get("allow_lossy_resave")),
         position=params.get("position") or "auto",
         deadline=rt.deadline,
+        chart=params.get("chart"),
     )
     result["message"] = _message(result)
     for note in result.pop("warnings", None) or []:

@@ -195,6 +195,28 @@ def backup_file(path):
     return target
 
 
+class scratch(object):
+    """``with files.scratch("xla-pdf-") as folder:`` a private folder (mode 0700) in the system's
+    temp directory for a helper program's own files (a LibreOffice profile, a conversion's
+    output), removed with everything in it afterwards. Never a user's file: what reaches the
+    user goes through :func:`atomic_write`."""
+
+    def __init__(self, prefix="xla-"):
+        self.prefix = prefix
+        self.path = None
+
+    def __enter__(self):
+        try:
+            self.path = tempfile.mkdtemp(prefix=self.prefix)
+        except OSError as exc:
+            raise os_error(exc, tempfile.gettempdir(), "创建临时文件夹")
+        return self.path
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+        return False
+
+
 def _backups(folder):
     out = []
     try:

@@ -9,6 +9,7 @@ would be lost unless ``allow_lossy`` is given. What a file really is comes from 
 """
 import os
 import re
+import xml.etree.ElementTree as ET
 import zipfile
 
 from .. import opc
@@ -97,10 +98,12 @@ def real_kind(path):
         return None
 
 
-def inspect_xlsx(path):
+def inspect_xlsx(path, replacing=None):
     """Check an existing xlsx/xlsm before loading it. Raises a Chinese ToolError for encrypted or
     broken files; otherwise returns {"lost": labels of parts openpyxl would drop on re-save (empty =
-    safe), "cells": cell elements in all sheets (openpyxl's load cost), "rich_text": bool}."""
+    safe), "cells": cell elements in all sheets (openpyxl's load cost), "rich_text": bool,
+    "replaced": labels of parts that hang only off the sheet ``replacing`` (its charts and
+    pictures: they go with the sheet being replaced, so they are not "lost")}."""
     name = os.path.basename(path)
     kind = real_kind(path)
     if kind is not None and kind.kind in ("ole", "xls", "et", "doc", "wps", "ppt"):
@@ -122,17 +125,62 @@ def inspect_xlsx(path):
             if "xl/workbook.xml" not in names:
                 raise ToolError("「%s」的内容不完整（缺少工作簿数据），可能已损坏。请把数据写到一个新文件（换个 path），"
                                 "或先用 Excel 打开修复后另存。原文件没有改动" % name)
-            lost = []
+            lost, replaced = [], []
+            own = _sheet_only_parts(zf, names, replacing, path) if replacing is not None else set()
             for prefix, label in RISKY_PARTS:
-                if label not in lost and any(n.startswith(prefix) for n in names):
+                hits = [n for n in names if n.startswith(prefix)]
+                if label not in lost and any(n not in own for n in hits):
                     lost.append(label)
+                elif hits and label not in replaced and label not in lost:
+                    replaced.append(label)
             sheets = [n for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")]
             found, cells, rich = _scan_parts(zf, sheets, [n for n in names if n == "xl/sharedStrings.xml"])
             lost += [label for label in found if label not in lost]
-            return {"lost": lost, "cells": cells, "rich_text": rich}
+            return {"lost": lost, "cells": cells, "rich_text": rich, "replaced": replaced}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
         raise ToolError("「%s」已损坏，无法打开（%s）。请把数据写到一个新文件（换个 path），或先用 Excel 打开修复后另存。"
                         "原文件没有改动" % (name, exc))
+
+
+def _sheet_only_parts(zf, names, wanted, path):
+    """The parts reachable (through relationships) from worksheet ``wanted`` and from no other
+    sheet: what replacing that sheet replaces. Empty when anything is unclear."""
+    try:
+        wb = ET.fromstring(opc.read_part(zf, "xl/workbook.xml"))
+        rels = opc.parse_rels(opc.read_part(zf, opc.rels_part("xl/workbook.xml")), "xl/workbook.xml")
+        sheets = {}
+        for el in wb.iter():
+            if el.tag.rsplit("}", 1)[-1] == "sheet":
+                rel = rels.get(el.get("{%s}id" % opc.NS_OFFICE_RELS))
+                if rel:
+                    sheets[el.get("name") or ""] = rel[1]
+        target = pick_sheet(list(sheets), wanted or None, path)
+    except (ET.ParseError, KeyError, FormatError, ToolError, UnicodeDecodeError):
+        return set()
+    if target is None:
+        return set()
+
+    def reach(starts):
+        seen, todo = set(), list(starts)
+        while todo:
+            part = todo.pop()
+            rp = opc.rels_part(part)
+            if rp not in names:
+                continue
+            try:
+                found = opc.parse_rels(opc.read_part(zf, rp), part)
+            except (ET.ParseError, FormatError):
+                return None
+            for _kind, t in found.values():
+                if t in names and t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+    mine = reach([sheets[target]])
+    others = reach([p for n, p in sheets.items() if n != target])
+    if mine is None or others is None:
+        return set()
+    return mine - others - {sheets[target]}
 
 
 _RICH_RUN_RE = re.compile(rb"<(?:\w+:)?r>")

@@ -35,8 +35,8 @@ import re
 
 from .. import files, paths
 from ..errors import ToolError
-from . import csv_write, xls_write, xlsx_append, xlsx_existing, xlsx_new
-from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, prepare_rows, to_cell  # noqa: F401 - public API
+from . import csv_write, xls_write, xlsx_append, xlsx_chart, xlsx_existing, xlsx_new
+from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, looks_like_header, prepare_rows, to_cell  # noqa: F401
 from .target import DEFAULT_SHEET, RESAVE_RESERVE, check_sheet_name, detect_format, inspect_xlsx, lossy_error, \
     resave_seconds, too_big_to_resave
 
@@ -65,6 +65,8 @@ def _warnings(stats, info, path, fmt):
                    "、".join(info["others_kept_as_values"]))
     if info.get("lost"):
         out.append("按 allow_lossy_resave 重存了工作簿，这些内容可能已丢失或损坏：%s（原文件在备份里）" % "、".join(info["lost"]))
+    if info.get("replaced_parts"):
+        out.append("原工作表「%s」上的%s随工作表一起被替换了（原文件在备份里）" % (info.get("sheet"), "、".join(info["replaced_parts"])))
     if info.get("bom_added"):
         out.append("原 csv 是纯英文、没有编码标记，已在文件开头加上 UTF-8 BOM，Excel 才能正确显示中文")
     if fmt == "csv" and (info.get("total_rows") or 0) > LIMITS["xlsx"][0]:
@@ -74,7 +76,7 @@ def _warnings(stats, info, path, fmt):
 
 
 def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styles=None, position="auto",
-               deadline=None):
+               deadline=None, chart=None):
     """Write ``rows`` (an iterable of lists) to ``path``; the suffix decides the format.
 
     mode "overwrite": xlsx replaces the one sheet (others kept, same order), xls and csv replace the
@@ -87,8 +89,11 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     the time left (``deadline``: the tool's ``rt.deadline``; without one, a fresh tool's budget).
     ``styles`` (optional: ``bold_rows``, ``bold_cols``, ``number_format``, ``freeze``; see
     ``xlsx_new``) dresses a NEW xlsx file (pivot_table's bold totals); other targets ignore it.
+    ``chart`` (``{"type", "title", "categories", "values"}``, see ``xlsx_chart``) adds a native
+    Excel chart beside the rows (xlsx: a new workbook, an append, a new sheet).
     Returns path, format, sheet, mode, action, rows_written, start_row, total_rows, columns, backup,
-    sheets, header_skipped, warnings (+ encoding/delimiter for csv). Raises ToolError.
+    sheets, header_skipped, warnings (+ encoding/delimiter for csv; ``chart`` with its ranges).
+    Raises ToolError.
     """
     if mode not in ("overwrite", "append"):
         raise ToolError("mode 只能是 overwrite（覆盖，默认）或 append（追加到末尾），收到的是 %r" % (mode,))
@@ -109,6 +114,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     if fmt == "xlsm" and not exists:
         raise ToolError("不能新建 .xlsm（启用宏的工作簿需要由 Excel 生成）。请把 path 的后缀改成 .xlsx")
 
+    job = xlsx_chart.ChartJob(chart, fmt) if chart is not None else None
     stats = {}
     shape = {"cols": 0}
 
@@ -125,6 +131,8 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
         row_count = len(prepared)
         prepared = iter(prepared)
     prepared = tracked(prepared)
+    if job is not None:
+        prepared = job.track(prepared)
     head = list(itertools.islice(prepared, WIDTH_SAMPLE_ROWS))
     if not head:
         raise ToolError("rows 是空数组，没有可写的内容。请传二维数组，例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]")
@@ -139,7 +147,9 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
         raise ToolError("另一个工具正在写入「%s」，等待超时。请稍后重试" % os.path.basename(path))
     try:
         if fmt in ("xlsx", "xlsm") and exists:
-            found = inspect_xlsx(path)
+            # a chart written over the sheet's old one supersedes it: what hangs only off that sheet
+            # is replaced with it, not lost (without a new chart, an old one would be: refused)
+            found = inspect_xlsx(path, replacing=(sheet or "") if mode == "overwrite" and job is not None else None)
             lost = found["lost"]
             if fmt == "xlsm" and "宏（VBA 代码）" in lost:
                 # keep_vba carries the macro code over, but openpyxl still rewrites the rest
@@ -147,6 +157,10 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
             # appending and adding a sheet edit the package directly (fast at any size, nothing
             # lost); None = the write needs openpyxl (replacing a sheet, an unusual package)
             direct = xlsx_append.plan(path, fmt, sheet, mode, info, position)
+            if direct is not None and job is not None:
+                direct.chart = job
+                if direct.kind == "append":
+                    job.check_names(direct.first_values if looks_like_header(direct.first_values) else None)
             if direct is None:
                 if lost and not allow_lossy:
                     raise lossy_error(path, lost)
@@ -155,7 +169,12 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
                 if seconds > left - RESAVE_RESERVE:
                     raise too_big_to_resave(path, found["cells"], mode, seconds, left, sheet)
                 info["lost"] = lost
+                if found["replaced"]:
+                    info["replaced_parts"] = found["replaced"]
             info["rich_text"] = found["rich_text"]
+        if job is not None and (direct is None and mode == "overwrite" or direct is not None and direct.kind in ("new_sheet", "fill")
+                                or not exists):
+            job.check_names(head[0] if looks_like_header(head[0]) else None)
         # Everything that can refuse the write runs here, before the backup copy and the temp file.
         if fmt == "csv":
             plan = csv_write.inspect(path, mode, position) if exists else csv_write.CsvTarget()
@@ -172,10 +191,10 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
             elif direct is not None:
                 xlsx_append.write(tmp, direct, head, prepared, stats, counter, info)
             elif exists:
-                xlsx_existing.write(tmp, fmt, plan, sheet, mode, head, prepared, stats, counter, info)
+                xlsx_existing.write(tmp, fmt, plan, sheet, mode, head, prepared, stats, counter, info, chart=job)
             else:
                 title = sheet or DEFAULT_SHEET
-                xlsx_new.write_new(tmp, title, head, prepared, stats, counter, styles=styles)
+                xlsx_new.write_new(tmp, title, head, prepared, stats, counter, styles=styles, chart=job)
                 info.update(action="new_file", sheet=title, sheets=[title], start_row=1, total_rows=counter[0])
 
         backup = files.atomic_write(path, write, backup=exists, lock=False)
@@ -197,6 +216,8 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
         "header_skipped": bool(info.get("header_skipped")),
         "warnings": _warnings(stats, info, path, fmt),
     }
+    if job is not None and job.chart is not None:
+        result["chart"] = job.chart.answer()
     if fmt == "csv":
         result["encoding"] = info.get("encoding")
         result["delimiter"] = info.get("delimiter")

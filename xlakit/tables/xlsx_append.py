@@ -41,10 +41,11 @@ from ..errors import ToolError
 from .cells import LIMITS, clean_xml_row, column_widths, is_repeated_header, looks_like_header, note, too_many_rows
 from .target import DEFAULT_SHEET, pick_sheet
 from .values import col_letter, is_total_label
+from .xlsx_chart import Attach, grow_chart_refs
 from .xlsx_new import sheet_head_xml
 from .xlsx_parts import Book, Fallback, Styles, copy_package, fix_count, parse_attrs, prefix_for, split_ref
-from .xlsx_rows import CHUNK, V_RE, Renderer, row_cells, row_values, row_xml, scan_sheet, shared_strings, style_attr
-from .xlsx_shift import (Shift, Totals, mentions_sheet, shift_table, shift_tail, shift_workbook, totals_block,
+from .xlsx_rows import CHUNK, V_RE, Renderer, cell_has_value, row_cells, row_values, row_xml, scan_sheet, shared_strings, style_attr
+from .xlsx_shift import (Growth, Shift, Totals, mentions_sheet, shift_table, shift_tail, shift_workbook, totals_block,
                          totals_rows, without_calc_chain)
 
 BIG_SHEET = 16 << 20        # above this (uncompressed), the sheet is deflated at level 1: 4x faster
@@ -72,7 +73,7 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
             book = Book(zf, path)
             target = pick_sheet(book.sheet_names, wanted, path)
             p = Plan()
-            p.book, p.fmt, p.target = book, fmt, target
+            p.book, p.fmt, p.target, p.mode = book, fmt, target, mode
             p.styles_data = opc.read_part(zf, book.styles_part)
             Styles(p.styles_data).derive(0, bold=True)      # the edits write() may make must be possible
             if target is None:
@@ -84,13 +85,25 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
                 p.kind = "new_sheet"
                 p.title = wanted or DEFAULT_SHEET
                 return p
-            if mode != "append":
-                return None
             index, (_name, _sid, _rid, part, kind) = book.sheet(target)
             if kind != "worksheet" or part not in book.names:
                 return None
+            if mode != "append":
+                # replacing an empty sheet is filling it: direct, so the workbook's charts stay
+                if zf.getinfo(part).file_size <= EMPTY_SHEET_MAX and _is_empty(opc.read_part(zf, part)):
+                    p.kind, p.part, p.title, p.first_values = "fill", part, target, []
+                    return p
+                return None
             p.kind, p.index, p.part = "append", index, part
-            p.scan = scan = scan_sheet(zf, part)
+            try:
+                p.scan = scan = scan_sheet(zf, part)
+            except Fallback:
+                if zf.getinfo(part).file_size > EMPTY_SHEET_MAX or not _is_empty(opc.read_part(zf, part)):
+                    raise
+                # an empty sheet (a 汇总 tab made ready, a chart's companion sheet): the rows are
+                # written into it directly, so the workbook's charts and pictures stay
+                p.kind, p.title, p.first_values = "fill", target, []
+                return p
             wanted_ids = set()
             for cells in (scan.first_cells or {}, {c: v for c, v in scan.last_cells.items() if c <= 5}):
                 for a, inner, _raw in cells.values():
@@ -150,6 +163,20 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
     return p
 
 
+EMPTY_SHEET_MAX = 1 << 20
+_SHEETDATA_RE = re.compile(rb"<((?:\w+:)?)sheetData\b[^>]*?(?:/>|>.*?</(?:\w+:)?sheetData>)", re.S)
+
+
+def _is_empty(data):
+    """A sheet without a single cell holding a value (formatted empty rows are fine)."""
+    m = _SHEETDATA_RE.search(data)
+    if not m:
+        return False
+    return not any(cell_has_value(c[1]) for rm in re.finditer(rb"<(?:\w+:)?row\b[^>]*>(.*?)</(?:\w+:)?row>",
+                                                            m.group(0), re.S)
+                   for c in row_cells(rm.group(1)).values())
+
+
 def _sheet_tables(zf, part):
     rels_name = opc.rels_part(part)
     if rels_name not in zf.namelist():
@@ -164,7 +191,7 @@ def _sheet_tables(zf, part):
 # Writing
 
 def write(tmp, plan, head, rest, stats, counter, info):
-    if plan.kind == "new_sheet":
+    if plan.kind in ("new_sheet", "fill"):
         _write_new_sheet(tmp, plan, head, rest, stats, counter, info)
     else:
         _write_append(tmp, plan, head, rest, stats, counter, info)
@@ -254,7 +281,27 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
                     replaced[other] = _other_sheet(book, other, shift)
     else:
         total_last = max(new_last, start - 1)
-    replaced[plan.part] = lambda out: _stream_sheet(book, plan, out, block, start, total_last, ncols, stats, shift)
+    charts = _charts(book, plan, shift if shift is not None else Growth(start, len(rows), plan.target), bool(rows))
+    replaced.update(charts)
+    attach = None
+    added = []
+    job = getattr(plan, "chart", None)
+    if job is not None:
+        ct = replaced.get("[Content_Types].xml", book.ct_text.encode("utf-8")).decode("utf-8")
+        with zipfile.ZipFile(book.path) as zf:
+            attach = Attach(book.names, lambda name: opc.read_part(zf, name), plan.part, ct)
+        replaced["[Content_Types].xml"] = attach.ct_text.encode("utf-8")
+        header = plan.first_values if looks_like_header(plan.first_values) else None
+        data_last = start + len(rows) - 1 if inserting else total_last
+        chart = job.resolve(plan.target, header, scan.first_row + (1 if header else 0), data_last, rows,
+                            [] if inserting else None)
+        for name, content in attach.parts(chart, max(scan.max_col, ncols) + 1, scan.first_row - 1).items():
+            if name in book.names:
+                replaced[name] = content
+            else:
+                added.append((name, content))
+    replaced[plan.part] = lambda out: _stream_sheet(book, plan, out, block, start, total_last, ncols, stats, shift,
+                                                    attach)
     for t in plan.tables:
         with zipfile.ZipFile(book.path) as zf:
             data = opc.read_part(zf, t)
@@ -282,13 +329,30 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
         replaced[book.styles_part] = styles.data()
     level = 1 if plan.sheet_size > BIG_SHEET else 6
     small = [plan.part] if plan.sheet_size + len(block) < (1 << 31) else []
-    copy_package(tmp, book, replaced, level=level, small=small, dropped=dropped, late=late)
+    copy_package(tmp, book, replaced, added=added, level=level, small=small, dropped=dropped, late=late)
+    if charts:
+        info["charts_updated"] = len(charts)
     info.update(start_row=start, total_rows=total_last, sheet=plan.target, direct=True,
                 action="inserted_above_totals" if inserting else "appended")
     if inserting:
         info["totals_updated"] = totals.updates
         info["totals_moved"] = {"from": start, "to": start + len(rows)}
         info["recalc_on_open"] = shift.recalc
+
+
+def _charts(book, plan, shift, grow):
+    """The workbook's own charts that plot this sheet's table follow it: a series that ended on
+    the last data row takes the new rows in (``xlsx_chart.grow_chart_refs``)."""
+    if not grow:
+        return {}
+    out = {}
+    with zipfile.ZipFile(book.path) as zf:
+        for name in sorted(book.names):
+            if name.startswith("xl/charts/chart") and name.endswith(".xml"):
+                new = grow_chart_refs(opc.read_part(zf, name), shift)
+                if new is not None:
+                    out[name] = new
+    return out
 
 
 def _other_sheet(book, part, shift):
@@ -309,7 +373,7 @@ def _other_sheet(book, part, shift):
     return write
 
 
-def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats, shift=None):
+def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats, shift=None, attach=None):
     """Pass 2: the sheet's bytes with the new rows spliced in at ``plan.cut``. With ``shift``
     (rows inserted above a totals block), formulas in the rows above that point below the
     insertion are moved too, and so is everything after ``</sheetData>``."""
@@ -359,6 +423,8 @@ def _stream_sheet(book, plan, out, block, start, new_last, ncols, stats, shift=N
             tail = _fix_tail(tail, scan.old_last, new_last, start, ncols, stats)
         else:
             tail = shift_tail(tail, shift)
+        if attach is not None:
+            tail = attach.sheet_tail(tail, scan.prefix)
         out.write(tail)
 
 
@@ -459,10 +525,8 @@ def _grow_filter_name(book, index, old_last, new_last):
 # ---------------------------------------------------------------------------------------------
 # A new sheet
 
-def _write_new_sheet(tmp, plan, head, rest, stats, counter, info):
-    book = plan.book
-    styles = Styles(plan.styles_data)
-    title = plan.title
+def _new_sheet_entry(book, title):
+    """(part, workbook, rels, content types) with a new worksheet ``title`` registered."""
     n = 1
     while "xl/worksheets/sheet%d.xml" % n in book.names:
         n += 1
@@ -492,18 +556,58 @@ def _write_new_sheet(tmp, plan, head, rest, stats, counter, info):
     cm = re.search(r"</(\w+:)?Types>", ct)
     cp = cm.group(1) or ""
     ct = ct[:cm.start()] + '<%sOverride PartName="/%s" ContentType="%s"/>' % (cp, part, CT_WORKSHEET) + ct[cm.start():]
+    return part, wb, rels, ct
+
+
+def _write_new_sheet(tmp, plan, head, rest, stats, counter, info):
+    """A new sheet, or (``plan.kind`` "fill") rows written into an existing empty sheet: its
+    settings before and after the cells (views, widths, page setup, a drawing) stay."""
+    book = plan.book
+    styles = Styles(plan.styles_data)
+    title = plan.title
+    replaced = {}
+    if plan.kind == "fill":
+        part, ct = plan.part, book.ct_text
+        with zipfile.ZipFile(book.path) as zf:
+            old = opc.read_part(zf, part)
+        m = _SHEETDATA_RE.search(old)
+        prefix = m.group(1).decode("utf-8")
+        before, after = old[:m.start()].decode("utf-8"), old[m.end():]
+    else:
+        part, wb, rels, ct = _new_sheet_entry(book, title)
+        replaced = {book.wb_part: wb.encode("utf-8"), book.rels_part: rels.encode("utf-8")}
+        prefix = ""
 
     header = bool(head) and looks_like_header(head[0])
-    ren = Renderer(styles, book.date1904, "")
+    ren = Renderer(styles, book.date1904, prefix)
     bold = styles.derive(0, bold=True) if header else None
     # every style the rows can need exists before styles.xml is copied (it precedes the sheet)
     ren.cell("A1", "1", 0)
     for probe in (datetime.date(2000, 1, 1), datetime.datetime(2000, 1, 1, 1), datetime.time(1)):
         ren.cell("A1", probe, 0)
     widths = column_widths(head)
+    job = getattr(plan, "chart", None)
+    attach = None
+    if job is not None:
+        with zipfile.ZipFile(book.path) as zf:
+            attach = Attach(book.names | {part}, lambda name: opc.read_part(zf, name), part, ct)
+        ct = attach.ct_text
+
+    if plan.kind == "fill" and not prefix:
+        # the empty sheet gets what a new one has (header frozen, widths); its other settings stay
+        ours = sheet_head_xml(1 if header else 0, 0, widths, selected=False)
+        ours = ours[ours.index("<sheetViews>"):ours.index("<sheetData>")]
+        for pat in (r"<sheetViews\b.*?</sheetViews>|<sheetViews\b[^>]*/>", r"<sheetFormatPr\b[^>]*?(?:/>|>.*?</sheetFormatPr>)",
+                    r"<cols\b.*?</cols>"):
+            before = re.sub(pat, "", before, count=1, flags=re.S)
+        before += ours.replace("<sheetView ", "<sheetView tabSelected=\"1\" ", 1) if re.search(
+            r'tabSelected="(?:1|true)"', old.decode("utf-8", "replace")) else ours
 
     def sheet(out):
-        parts = [sheet_head_xml(1 if header else 0, 0, widths, selected=False)]
+        if plan.kind == "fill":
+            parts = [before + "<%ssheetData>" % prefix]
+        else:
+            parts = [sheet_head_xml(1 if header else 0, 0, widths, selected=False)]
         letters = []
         buffered = 0
         for r, row in enumerate(itertools.chain(head, rest), start=1):
@@ -515,19 +619,47 @@ def _write_new_sheet(tmp, plan, head, rest, stats, counter, info):
             is_header = header and r == 1
             cells = "".join(ren.cell("%s%d" % (letters[c], r), v, 0, bold if is_header else None)
                             for c, v in enumerate(row) if v is not None)
-            parts.append('<row r="%d">%s</row>' % (r, cells))
+            parts.append('<%srow r="%d">%s</%srow>' % (prefix, r, cells, prefix))
             counter[0] += 1
             buffered += 1
             if buffered >= 2000:
                 out.write("".join(parts).encode("utf-8"))
                 parts, buffered = [], 0
-        parts.append("</sheetData></worksheet>")
-        out.write("".join(parts).encode("utf-8"))
+        if plan.kind == "fill":
+            tail = ("</%ssheetData>" % prefix).encode("utf-8") + after
+            out.write("".join(parts).encode("utf-8") + (attach.sheet_tail(tail, prefix) if attach else tail))
+        else:
+            parts.append("</sheetData>%s</worksheet>" % (attach.drawing_element().decode("utf-8") if attach else ""))
+            out.write("".join(parts).encode("utf-8"))
 
-    replaced = {book.wb_part: wb.encode("utf-8"), book.rels_part: rels.encode("utf-8"),
-                "[Content_Types].xml": ct.encode("utf-8")}
+    replaced["[Content_Types].xml"] = ct.encode("utf-8")
     if styles.changed:
         replaced[book.styles_part] = styles.data()
-    copy_package(tmp, book, replaced, added=[(part, sheet)])
-    info.update(action="new_sheet", sheet=title, start_row=1, total_rows=counter[0], direct=True)
+    added, late = [], []
+    if plan.kind == "fill":
+        replaced[part] = sheet
+    else:
+        added.append((part, sheet))
+    if attach is not None:
+        chart_parts = {}
 
+        def chart_part(name):
+            # the ranges need the rows the sheet (written just before) held
+            def write(out):
+                if not chart_parts:
+                    data = head[1:] if header else head
+                    chart = job.resolve(title, head[0] if header else None, 2 if header else 1, counter[0], data)
+                    chart_parts.update(attach.parts(chart, max([len(r) for r in head] or [0]) + 1, 0))
+                out.write(chart_parts[name])
+            return write
+        for name in (attach.chart_part, attach.drawing_part, opc.rels_part(attach.drawing_part),
+                     attach.sheet_rels_part):
+            if name in book.names:
+                replaced[name] = chart_part(name)
+                late.append(name)
+            else:
+                added.append((name, chart_part(name)))
+    copy_package(tmp, book, replaced, added=added, late=late)
+    action = {"new_sheet": "new_sheet", "fill": "appended" if plan.mode == "append" else "replaced_sheet"}[plan.kind]
+    info.update(action=action, sheet=title, start_row=1,
+                total_rows=counter[0], direct=True)

@@ -164,7 +164,7 @@ def plan(path, fmt, wanted, mode, info):
     return wb, target, old_last
 
 
-def write(tmp, fmt, plan, wanted, mode, head, rest, stats, counter, info):
+def write(tmp, fmt, plan, wanted, mode, head, rest, stats, counter, info, chart=None):
     wb, target, old_last = plan
     title = target or wanted or DEFAULT_SHEET
     rows = itertools.chain(head, rest)
@@ -214,6 +214,8 @@ def write(tmp, fmt, plan, wanted, mode, head, rest, stats, counter, info):
         info.update(start_row=start, total_rows=max(last, old_last), action="appended")
     info["sheet"] = ws.title
     info["sheets"] = list(wb.sheetnames)
+    if chart is not None:
+        _add_chart(ws, chart, head, info, ncols)
     wb.save(tmp)
     if getattr(wb, "vba_archive", None) is not None:
         # openpyxl leaves the in-memory macro archive open over a closed buffer; closing it here
@@ -223,6 +225,21 @@ def write(tmp, fmt, plan, wanted, mode, head, rest, stats, counter, info):
         except (ValueError, OSError):
             pass
 
+
+
+def _add_chart(ws, job, head, info, ncols):
+    """``xlsx_chart``'s chart on the sheet just written, saved by openpyxl with the workbook."""
+    from .xlsx_chart import add_with_openpyxl
+    header_row, header = 0, None
+    for r in range(1, min(ws.max_row, 50) + 1):
+        values = [c.value for c in ws[r]]
+        if any(v is not None for v in values):
+            header_row, header = r, (values if looks_like_header(values) else None)
+            break
+    first = header_row + 1 if header else max(header_row, 1)
+    data = head[1:] if head and header is not None and info.get("start_row") == 1 else head
+    chart = job.resolve(ws.title, header, first, info["total_rows"], data)
+    add_with_openpyxl(ws, chart, max(ws.max_column, ncols) + 1, max(header_row - 1, 0))
 
 
 def _capped(rows, room, fmt, start):

@@ -21,6 +21,7 @@ import itertools
 import zipfile
 
 from .. import opc
+from . import xlsx_chart
 from .cells import (DATE_FORMAT, DATETIME_FORMAT, TIME_FORMAT, clean_xml_row, column_widths, excel_serial,
                     is_digit_text, looks_like_header)
 from .values import col_letter
@@ -257,10 +258,11 @@ def print_titles_xml(title, header):
             '</definedNames>' % opc.xml_text(quoted))
 
 
-def _write_parts(zf, title, styles_xml, header=False):
-    """Every part of a one-sheet workbook except the sheet itself (which is streamed after)."""
+def _write_parts(zf, title, styles_xml, header=False, attach=None):
+    """Every part of a one-sheet workbook except the sheet itself (which is streamed after)
+    and a chart's parts (``attach``: written by ``_chart_parts`` once the rows are known)."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    zf.writestr("[Content_Types].xml", _PKG_CONTENT_TYPES)
+    zf.writestr("[Content_Types].xml", attach.ct_text if attach is not None else _PKG_CONTENT_TYPES)
     zf.writestr("_rels/.rels", _PKG_RELS)
     zf.writestr("docProps/app.xml", _PKG_APP)
     zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
@@ -270,16 +272,36 @@ def _write_parts(zf, title, styles_xml, header=False):
     zf.writestr("xl/styles.xml", styles_xml)
 
 
-def write_new(tmp, title, head, rest, stats, counter, styles=None):
-    """A new workbook with one sheet, written streaming (constant memory whatever the row count)."""
+def _attach(chart):
+    if chart is None:
+        return None
+    return xlsx_chart.Attach(set(), None, "xl/worksheets/sheet1.xml", _PKG_CONTENT_TYPES)
+
+
+def _chart_parts(zf, chart, attach, title, head, header, width, counter):
+    """The chart's parts, after the sheet: its ranges need the number of rows written. It sits
+    one blank column right of the table, level with the header."""
+    if chart is None:
+        return
+    first = 2 if header else 1
+    data = head[1:] if header else head
+    resolved = chart.resolve(title, head[0] if header else None, first, counter[0], data)
+    for name, content in attach.parts(resolved, width + 1, 0).items():
+        zf.writestr(name, content)
+
+
+def write_new(tmp, title, head, rest, stats, counter, styles=None, chart=None):
+    """A new workbook with one sheet, written streaming (constant memory whatever the row count).
+    ``chart``: an ``xlsx_chart.ChartJob`` drawn beside the rows."""
     if styles:
-        return _write_styled(tmp, title, head, rest, stats, counter, styles)
+        return _write_styled(tmp, title, head, rest, stats, counter, styles, chart)
     header = bool(head) and looks_like_header(head[0])
     widths = column_widths(head)
     width = max([len(r) for r in head] or [0])
     letters = []
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        _write_parts(zf, title, _PKG_STYLES, header)
+        attach = _attach(chart)
+        _write_parts(zf, title, _PKG_STYLES, header, attach)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
             parts = [sheet_head_xml(1 if header else 0, 0, widths, fit_page=True)]
             buffered = 0
@@ -296,12 +318,14 @@ def write_new(tmp, title, head, rest, stats, counter, styles=None):
                 if buffered >= 2000:
                     raw.write("".join(parts).encode("utf-8"))
                     parts, buffered = [], 0
-            parts.append("</sheetData>" + page_setup_xml(width) + "</worksheet>")
+            parts.append("</sheetData>" + page_setup_xml(width) + (
+                attach.drawing_element().decode("utf-8") if attach else "") + "</worksheet>")
             raw.write("".join(parts).encode("utf-8"))
+        _chart_parts(zf, chart, attach, title, head, header, width, counter)
 
 
 
-def _write_styled(tmp, title, head, rest, stats, counter, styles):
+def _write_styled(tmp, title, head, rest, stats, counter, styles, chart=None):
     """``write_new`` with bold rows/columns, a number format and frozen panes (see the docstring)."""
     bold_rows = set(int(i) for i in styles.get("bold_rows") or ())
     bold_cols = set(int(i) for i in styles.get("bold_cols") or ())
@@ -318,7 +342,8 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
     header = bool(head) and fr >= 1
     letters = []
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        _write_parts(zf, title, _styled_stylesheet(numfmt, codes), header)
+        attach = _attach(chart)
+        _write_parts(zf, title, _styled_stylesheet(numfmt, codes), header, attach)
         with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as raw:
             parts = [sheet_head_xml(fr, fc, widths, fit_page=True)]
             buffered = 0
@@ -338,5 +363,7 @@ def _write_styled(tmp, title, head, rest, stats, counter, styles):
                 if buffered >= 2000:
                     raw.write("".join(parts).encode("utf-8"))
                     parts, buffered = [], 0
-            parts.append("</sheetData>" + page_setup_xml(width) + "</worksheet>")
+            parts.append("</sheetData>" + page_setup_xml(width) + (
+                attach.drawing_element().decode("utf-8") if attach else "") + "</worksheet>")
             raw.write("".join(parts).encode("utf-8"))
+        _chart_parts(zf, chart, attach, title, head, header, width, counter)

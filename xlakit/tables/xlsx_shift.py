@@ -222,6 +222,20 @@ class Shift(object):
         return inner
 
 
+class Growth(Shift):
+    """``n`` rows appended at row ``ins`` (nothing below moves): only a range that ended on the
+    row above takes them in (a chart's series following its table)."""
+
+    def row(self, r):
+        return r
+
+    def span(self, r1, r2, grow):
+        lo, hi = min(r1, r2), max(r1, r2)
+        if grow and hi == self.ins - 1:
+            hi += self.n
+        return (lo, hi) if r1 <= r2 else (hi, lo)
+
+
 def _ref(m, row):
     return "%s%s%s%d" % (m.group(1), m.group(2), m.group(3), row)
 

@@ -1,0 +1,134 @@
+"""PDF out (issue 28): write_document's format=pdf and the convert_document tool, both through
+LibreOffice headless (``xlakit.documents.pdf_out``), and the whole chain a report takes:
+calc_table -> draw_chart -> write_document (the chart picture and a table of the numbers) -> PDF,
+checked on its pages (pdftotext text, pdfimages for the picture)."""
+import os
+import shutil
+import subprocess
+
+import openpyxl
+import pytest
+
+from conftest import ok, fail
+
+HAS_LO = bool(shutil.which("soffice")) and bool(shutil.which("pdftotext")) and bool(shutil.which("pdfimages"))
+needs_lo = pytest.mark.skipif(not HAS_LO, reason="LibreOffice (soffice) and poppler-utils are not installed: "
+                              "apt-get install libreoffice-writer-nogui libreoffice-calc-nogui poppler-utils")
+
+
+def workspace(home, *names):
+    return os.path.join(str(home), ".xla", "workspace", *names)
+
+
+def pages(pdf):
+    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, check=True).stdout.decode("utf-8")
+    return text.split("\f")[:-1]
+
+
+def images(pdf):
+    """[(page, width, height)] of the pictures in a PDF (pdfimages -list)."""
+    out = subprocess.run(["pdfimages", "-list", pdf], capture_output=True, check=True).stdout.decode()
+    found = []
+    for line in out.splitlines()[2:]:
+        cols = line.split()
+        if len(cols) > 4 and cols[2] == "image":
+            found.append((int(cols[0]), int(cols[3]), int(cols[4])))
+    return found
+
+
+@needs_lo
+def test_write_document_pdf_pages(run, home):
+    text = "# 九月工作报告\n\n[TOC]\n\n## 一、概况\n\n本月完成**三项**任务。\n\n\\newpage\n\n## 二、下月计划\n\n- 继续推进"
+    data = ok(run("write_document", {"path": "九月报告.docx", "format": "pdf", "text": text, "page_numbers": True,
+                                     "header": "综合办公室"}))
+    # a .docx path with format=pdf gives the .pdf beside it; no docx is left anywhere
+    assert data["path"] == workspace(home, "九月报告.pdf") and data["format"] == "pdf" and data["pages"] == 2
+    assert sorted(os.listdir(workspace(home))) == ["九月报告.pdf"]
+    got = pages(data["path"])
+    assert len(got) == 2 and "第1页共2页" in got[0].replace(" ", "") and "第2页共2页" in got[1].replace(" ", "")
+    assert "综合办公室" in got[0] and "本月完成三项任务" in got[0].replace(" ", "") and "继续推进" in got[1]
+    assert "共 2 页" in data["message"]
+    # written again: the old PDF is backed up
+    again = ok(run("write_document", {"path": "九月报告.pdf", "text": "# 改过的报告"}))
+    assert again["action"] == "overwritten" and again["backup"] and again["pages"] == 1
+
+
+def test_pdf_refusals(run, home, tmp_path):
+    assert "不能追加" in fail(run("write_document", {"path": "a.pdf", "mode": "append", "text": "x"}))
+    assert ".pdf 结尾" in fail(run("write_document", {"path": "a.txt", "format": "pdf", "text": "x"}))
+    src = tmp_path / "表.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["a", 1])
+    wb.save(str(src))
+    missing = {"XLA_SOFFICE": "none"}
+    for name, args in (("write_document", {"path": "b.pdf", "text": "正文"}), ("convert_document", {"path": str(src)})):
+        error = fail(run(name, args, extra_env=missing))
+        assert "LibreOffice" in error and "安装" in error and "另存为 PDF" in error
+    assert not os.path.isdir(workspace(home)) or os.listdir(workspace(home)) == []
+    pdf = tmp_path / "x.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    assert "已经是 PDF" in fail(run("convert_document", {"path": str(pdf)}))
+    zipped = tmp_path / "x.zip"
+    zipped.write_bytes(b"PK")
+    assert "不是能转换成 PDF" in fail(run("convert_document", {"path": str(zipped)}))
+    assert ".pdf 结尾" in fail(run("convert_document", {"path": str(src), "out_path": str(tmp_path / "y.docx")}))
+    broken = tmp_path / "坏.docx"
+    broken.write_bytes(b"not a document at all")
+    error = fail(run("convert_document", {"path": str(broken)}))
+    assert "坏.docx" in error and "不是办公文档" in error and "纯文本" in error
+
+
+@needs_lo
+def test_convert_document_docx_and_chart_workbook(run, home, tmp_path):
+    ok(run("write_document", {"path": "说明.docx", "text": "# 说明\n\n第一段。"}))
+    data = ok(run("convert_document", {"path": "说明.docx"}))
+    assert data["path"] == workspace(home, "说明.pdf") and data["pages"] == 1
+    assert "第一段" in pages(data["path"])[0]
+    # the same name again: a new file beside it, the first PDF untouched
+    second = ok(run("convert_document", {"path": "说明.docx"}))
+    assert second["path"] == workspace(home, "说明_2.pdf")
+
+    book = tmp_path / "收支.xlsx"
+    ok(run("write_spreadsheet", {"path": str(book), "rows": [["月份", "收入"], ["1月", 100], ["2月", 160]],
+                                 "chart": {"type": "bar", "title": "月度收入图"}}))
+    out = tmp_path / "导出" / "收支.pdf"
+    data = ok(run("convert_document", {"path": str(book), "out_path": str(out)}))
+    assert data["path"] == str(out) and out.is_file()
+    text = pages(str(out))[0]
+    assert "月度收入图" in text and "160" in text
+
+
+@needs_lo
+def test_whole_chain_calc_chart_report_pdf(run, home, tmp_path):
+    """把9月费用按部门汇总，画个图，写成报告发给领导: every step a real tool."""
+    src = tmp_path / "9月费用.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["日期", "部门", "金额"])
+    for day, dept, amount in [(1, "销售部", 1200.5), (3, "行政部", 300), (8, "销售部", 800), (9, "技术部", 2500),
+                              (15, "行政部", 450.25), (20, "技术部", 1000), (28, "销售部", 99.5)]:
+        ws.append(["2024-09-%02d" % day, dept, amount])
+    wb.save(str(src))
+    calc = ok(run("calc_table", {"path": str(src), "group_by": ["部门"],
+                                 "metrics": [{"column": "金额", "func": "sum", "as": "金额"}],
+                                 "sort_by": "金额", "order": "desc"}))
+    groups = [(g["部门"], g["金额"]) for g in calc["groups"]]
+    assert groups == [("技术部", 3500), ("销售部", 2100), ("行政部", 750.25)]
+    chart = ok(run("draw_chart", {"type": "bar", "title": "9月各部门费用", "labels": [g[0] for g in groups],
+                                  "series": [{"name": "金额", "data": [g[1] for g in groups]}],
+                                  "file_name": "9月各部门费用"}))
+    table = "\n".join(["| 部门 | 金额（元） |", "| --- | --- |"] + ["| %s | %s |" % (d, "{:,.2f}".format(v)) for d, v in groups]
+                      + ["| 合计 | %s |" % "{:,.2f}".format(sum(v for _d, v in groups))])
+    text = ("# 9月费用报告\n\n## 一、总体情况\n\n9月共发生费用 %s 元，技术部最多。\n\n![9月各部门费用](%s){width=70%%}\n\n"
+            "## 二、分部门明细\n\n%s\n\n\\newpage\n\n## 三、建议\n\n控制行政开支。" % (
+                "{:,.2f}".format(sum(v for _d, v in groups)), chart["path"], table))
+    report = ok(run("write_document", {"path": "9月费用报告.pdf", "text": text, "page_numbers": True}))
+    assert report["pictures"] == 1 and report["tables"] == 1 and report["pages"] == 2
+    got = pages(report["path"])
+    first = got[0].replace(" ", "")
+    assert "9月费用报告" in first and "6,350.25" in first and "图19月各部门费用" in first
+    assert first.index("技术部3,500.00") < first.index("销售部2,100.00") < first.index("行政部750.25") \
+        < first.index("合计6,350.25")
+    assert "第1页共2页" in first and "第2页共2页" in got[1].replace(" ", "") and "控制行政开支" in got[1]
+    pics = images(report["path"])
+    assert len(pics) == 1 and pics[0][0] == 1 and pics[0][1] >= 600        # the PNG, on page 1, full size

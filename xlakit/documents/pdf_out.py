@@ -1,0 +1,162 @@
+"""Office files to PDF through LibreOffice headless: write_document's ``format: "pdf"`` and the
+convert_document tool.
+
+Why LibreOffice: "发我个 PDF" is the next thing a user asks after a report, and a faithful PDF of
+a docx/xlsx needs a real layout engine (fonts, tables, page breaks, charts); LibreOffice is free
+on Windows, macOS and Linux and converts headless. Nothing is installed behind the user's back:
+when it is missing, the error says how to install it (or to use Word/WPS's 另存为 PDF).
+
+How: the source is converted inside a private scratch folder (``files.scratch``) with its own
+LibreOffice profile there (``-env:UserInstallation``), so a LibreOffice the user has open is not
+disturbed and two conversions at once do not meet; the process group is killed when it runs past
+its time (well under the host's 60 s); the PDF then reaches its target through
+``files.atomic_write`` (backup of a PDF it replaces, deny list, lock).
+
+``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
+"""
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from .. import files
+from ..errors import ToolError
+
+MAX_SECONDS = 40.0          # one conversion; the tool still has time to write and answer
+SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".xlsx", ".xls", ".xlsm", ".ods", ".et", ".csv", ".pptx",
+           ".ppt", ".odp", ".txt", ".html", ".htm")
+
+
+def find_soffice():
+    """The soffice program, or None: PATH first, then where the installers put it."""
+    forced = os.environ.get("XLA_SOFFICE")
+    if forced:
+        return None if forced == "none" else forced
+    for name in ("soffice", "libreoffice"):
+        found = shutil.which(name)
+        if found:
+            return found
+    if sys.platform == "win32":
+        places = [os.path.join(os.environ.get(v, ""), "LibreOffice", "program", "soffice.exe")
+                  for v in ("ProgramFiles", "ProgramFiles(x86)", "ProgramW6432")]
+        places += glob.glob(r"C:\Program Files*\LibreOffice*\program\soffice.exe")
+    elif sys.platform == "darwin":
+        places = ["/Applications/LibreOffice.app/Contents/MacOS/soffice",
+                  os.path.expanduser("~/Applications/LibreOffice.app/Contents/MacOS/soffice")]
+    else:
+        places = ["/usr/lib/libreoffice/program/soffice", "/usr/lib64/libreoffice/program/soffice",
+                  "/snap/bin/libreoffice"] + sorted(glob.glob("/opt/libreoffice*/program/soffice"))
+    return next((p for p in places if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)
+
+
+OFFICE_KINDS = {"docx", "xlsx", "xlsm", "pptx", "odt", "ods", "odp", "xls", "doc", "wps", "et", "ppt", "rtf"}
+TEXT_SOURCES = {".txt": ("text",), ".csv": ("text",), ".html": ("html", "text"), ".htm": ("html", "text")}
+
+
+def check_source(path):
+    """Refuse, in Chinese, what LibreOffice would turn into a page of garbage: a file whose bytes
+    are not the office document its name says (``xlakit.sniff``), an encrypted or empty one."""
+    from ..sniff import sniff, LABELS
+    name = os.path.basename(path)
+    ext = os.path.splitext(path)[1].lower()
+    kind = sniff(path)
+    if kind.kind == "empty":
+        raise ToolError("「%s」是空文件，没有可转换的内容" % name)
+    if kind.encrypted:
+        raise ToolError("「%s」设置了打开密码，无法转换。请在 Office/WPS 里去掉密码另存后再试" % name)
+    wanted = TEXT_SOURCES.get(ext)
+    if (kind.kind in wanted) if wanted else (kind.kind in OFFICE_KINDS):
+        return kind
+    raise ToolError("「%s」的内容不是%s，实际是%s，无法转换成 PDF。请确认选对了文件" % (
+        name, "文本" if wanted else "办公文档", kind.detail or LABELS.get(kind.kind, kind.kind)))
+
+
+def missing_error():
+    if sys.platform == "win32":
+        how = "从 LibreOffice 官网（libreoffice.org）下载 Windows 版安装"
+    elif sys.platform == "darwin":
+        how = "从 LibreOffice 官网（libreoffice.org）下载 macOS 版安装，或在终端运行「brew install --cask libreoffice」"
+    else:
+        how = ("在终端运行「sudo apt install libreoffice-writer libreoffice-calc」（Debian/Ubuntu/统信/麒麟），"
+               "或「sudo dnf install libreoffice」（Fedora/openEuler）")
+    return ToolError("转换 PDF 要用 LibreOffice（免费办公软件），这台电脑上没有找到。请安装：%s；装好后重试。"
+                     "也可以先生成 Word/Excel 文件，在 Word、WPS 或 Excel 里用「另存为 PDF」" % how)
+
+
+def convert(source, target, deadline=None, label=None, lock=True):
+    """``source`` (an office file) as a PDF at ``target`` (through ``files.atomic_write``, with a
+    backup of a file it replaces). Returns {"pages": int or None, "bytes": int, "backup", "seconds"}.
+    ``label``: the file name the user knows (a temp docx has none); ``lock=False`` when the caller
+    holds the target's lock already."""
+    soffice = find_soffice()
+    if soffice is None:
+        raise missing_error()
+    name = label or os.path.basename(source)
+    started = time.monotonic()
+    with files.scratch("xla-pdf-") as work:
+        # a plain ASCII copy: LibreOffice mangles some non-ASCII paths on some systems
+        ext = os.path.splitext(source)[1].lower()
+        src = os.path.join(work, "source" + ext)
+        shutil.copyfile(source, src)
+        out_dir = os.path.join(work, "out")
+        profile = "file://" + ("/" if not work.startswith("/") else "") + os.path.join(work, "profile").replace("\\", "/")
+        left = MAX_SECONDS if deadline is None else min(MAX_SECONDS, deadline.remaining() - 4)
+        if left < 5:
+            raise ToolError("剩下的时间不够转换 PDF 了。请重试一次（单独转换：convert_document）")
+        cmd = [soffice, "-env:UserInstallation=%s" % profile, "--headless", "--norestore", "--nologo",
+               "--nodefault", "--nolockcheck", "--convert-to", "pdf", "--outdir", out_dir, src]
+        env = dict(os.environ)
+        env.setdefault("HOME", work)
+        kwargs = {"start_new_session": True} if os.name == "posix" else {
+            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    cwd=work, env=env, **kwargs)
+        except OSError as exc:
+            raise ToolError("无法启动 LibreOffice（%s）：%s。请确认 LibreOffice 安装完整，或重新安装后重试" % (soffice, exc))
+        try:
+            _out, err = proc.communicate(timeout=left)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            raise ToolError("LibreOffice 转换「%s」超过 %d 秒还没完成，已停止。文件可能太大或太复杂；可以在 Word/WPS/Excel 里"
+                            "用「另存为 PDF」，或把内容拆小后重试" % (name, int(left)))
+        pdf = os.path.join(out_dir, "source.pdf")
+        if not os.path.isfile(pdf) or os.path.getsize(pdf) < 100:
+            detail = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or ["没有生成 PDF"]
+            raise ToolError("LibreOffice 没能把「%s」转换成 PDF（%s）。请确认文件能用 Office/WPS 正常打开；"
+                            "也可以在 Word/WPS/Excel 里用「另存为 PDF」" % (name, detail[0][:200]))
+        with open(pdf, "rb") as fh:
+            data = fh.read()
+    backup = files.atomic_write(target, lambda tmp: _put(tmp, data), backup=True, lock=lock)
+    return {"pages": _pages(data), "bytes": len(data), "backup": backup,
+            "seconds": round(time.monotonic() - started, 1)}
+
+
+def _put(tmp, data):
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+
+
+def _pages(data):
+    """Pages of a PDF LibreOffice wrote (its page tree root's /Count), None when not found."""
+    import re
+    counts = [int(m) for m in re.findall(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)", data)]
+    counts += [int(m) for m in re.findall(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", data)]
+    return max(counts) if counts else None
+
+
+def _kill(proc):
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        pass
