@@ -158,6 +158,8 @@ def decrypt(path, password=None, suffix=""):
                 continue
             if os.path.getsize(target) == 0:
                 continue
+            if type(office).__name__ == "Ppt97File":
+                _restore_ppt_edits(path, target)
             return Plain(target, folder, attempt == DEFAULT_PASSWORD and attempt is not password)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -167,6 +169,47 @@ def decrypt(path, password=None, suffix=""):
     _FOLDERS.remove(folder)
     raise FormatError(WRONG_PASSWORD if password else NEED_PASSWORD,
                       encrypted=True, wrong_password=bool(password))
+
+
+def _restore_ppt_edits(original, plain):
+    """msoffcrypto-tool also "decrypts" a .ppt's UserEditAtom and PersistDirectoryAtom records,
+    which [MS-PPT] keeps unencrypted, so the copy's edit chain is noise: put the original bytes of
+    those records back (same stream size, written in place with olefile)."""
+    import olefile
+    try:
+        src = olefile.OleFileIO(original)
+        try:
+            data = src.openstream("PowerPoint Document").read()
+            current = src.openstream("Current User").read()
+        finally:
+            src.close()
+        ranges = []
+        edit = struct.unpack_from("<I", current, 16)[0] if len(current) >= 20 else 0
+        seen = set()
+        while edit and edit not in seen and len(seen) < 1000 and edit + 28 <= len(data):
+            seen.add(edit)
+            rtype, length = struct.unpack_from("<HI", data, edit + 2)
+            if rtype != 0x0FF5:
+                break
+            last, directory = struct.unpack_from("<II", data, edit + 16)
+            ranges.append((edit, edit + 8 + length))
+            if directory + 8 <= len(data) and struct.unpack_from("<H", data, directory + 2)[0] == 0x1772:
+                ranges.append((directory, directory + 8 + struct.unpack_from("<I", data, directory + 4)[0]))
+            edit = last
+        if not ranges:
+            return
+        dst = olefile.OleFileIO(plain, write_mode=True)
+        try:
+            fixed = bytearray(dst.openstream("PowerPoint Document").read())
+            if len(fixed) != len(data):
+                return
+            for start, end in ranges:
+                fixed[start:end] = data[start:end]
+            dst.write_stream("PowerPoint Document", bytes(fixed))
+        finally:
+            dst.close()
+    except Exception:  # noqa: BLE001 - the reader still falls back on scanning the records
+        return
 
 
 def _verifies(office):
