@@ -36,6 +36,10 @@ PINS = {
     "xlwt": "xlwt>=1.3.0,<1.4",
     "pypdf": "pypdf>=4.0,<8",
     "olefile": "olefile>=0.46,<0.48",
+    # Office open passwords (OOXML agile/standard, legacy doc/xls/ppt RC4); brings cryptography,
+    # which also decrypts AES PDFs (xlakit.crypt, documents.pdf)
+    "msoffcrypto": "msoffcrypto-tool>=5.4,<7",
+    "cryptography": "cryptography>=42",
 }
 
 # Optional groups: name -> (modules that must import, requirements, what it is, size for people).

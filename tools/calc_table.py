@@ -209,7 +209,7 @@ def _metric_entry(column, func, alias, skip):
 def main(params):
     path = paths.resolve_read(params.get("path"), "path")
     header_row = params.get("header_row")
-    table = tio.open_table(path, sheet=params.get("sheet") or None, header_row=header_row)
+    table = tio.open_table(path, sheet=params.get("sheet") or None, header_row=header_row, password=params.get("password"))
     try:
         return calc(table, params)
     finally:

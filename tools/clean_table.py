@@ -60,7 +60,8 @@ def _columns(table, specs, param):
 
 
 def _open(source, params):
-    return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
+    return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"),
+                          password=params.get("password"))
 
 
 def _options(table, params, target=None):

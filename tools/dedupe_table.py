@@ -54,7 +54,8 @@ def _key_columns(table, specs):
 
 
 def _open(source, params):
-    return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
+    return tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"),
+                          password=params.get("password"))
 
 
 def _write(target, rows, sheet, params=None, result=None, tables=()):

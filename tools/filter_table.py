@@ -53,7 +53,8 @@ def main(params):
         raise ToolError("where 至少要有一个条件，例如 [{\"column\":\"金额\",\"op\":\"gt\",\"value\":100}]；"
                         "只想复制整张表请用 read_spreadsheet + write_spreadsheet")
     limit = int(rt.clamp(params, "limit", MAX_LIMIT, 1) or 100000)
-    table = tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
+    table = tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"),
+                          password=params.get("password"))
     try:
         where = tio.compile_where(table, where_spec)
         columns = _columns(table, params.get("columns"))

@@ -45,7 +45,7 @@ RECONCILE_RESERVE = 8.0        # seconds kept for writing the reconcile file aft
 def _open(params, side):
     path = paths.resolve_read(params.get("%s_path" % side), "%s_path" % side)
     table = tio.open_table(path, sheet=params.get("%s_sheet" % side) or None,
-                           header_row=params.get("%s_header_row" % side))
+                           header_row=params.get("%s_header_row" % side), password=params.get("password"))
     return path, table
 
 

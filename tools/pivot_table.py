@@ -51,7 +51,8 @@ def main(params):
     max_rows = int(rt.clamp(params, "max_rows", ROWS_CAP, 1) or MAX_ROWS)
     max_cols = int(rt.clamp(params, "max_cols", COLS_CAP, 1) or MAX_COLS)
     collation = _collation(params)
-    table = tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"))
+    table = tio.open_table(source, sheet=params.get("sheet") or None, header_row=params.get("header_row"),
+                          password=params.get("password"))
     try:
         where = tio.compile_where(table, params.get("where")) if params.get("where") else None
         job = Pivot(table, params.get("row"), params.get("col"), value=params.get("value"),

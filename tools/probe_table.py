@@ -212,7 +212,7 @@ def main(params):
     sample = rt.clamp(params, "sample", MAX_SAMPLE, 0)
     sample = 5 if sample is None else int(sample)
     header_row = params.get("header_row")
-    book = tio.open_book(path)
+    book = tio.open_book(path, password=params.get("password"))
     try:
         table = tio.Table(book, sheet=params.get("sheet") or None, header_row=header_row)
         return probe(book, table, path, params, sample)

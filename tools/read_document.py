@@ -13,6 +13,9 @@ Parameters:
     max_chars  at most this many characters of text (default: as much as fits the output cap).
     ocr        "auto" (default: OCR for pictures and scanned pages only), "off", "force" (every PDF page).
     start_page first page to read (PDF, multi-page TIFF); pass the previous ``next_page``.
+    password   the open password of an encrypted docx/xlsx/pptx/doc/ppt or PDF (Excel's default
+               "VelvetSweatshop" needs none); without it such a file asks for one, a wrong one
+               says so. It is never repeated in the answer.
 
 Returns one shape: ``text`` (this window only, never repeated as a paragraph list), ``offset``,
 ``returned_chars``, ``next_offset`` (null at the end), ``truncated``, ``total_chars`` (null while
@@ -46,7 +49,7 @@ def main(params):
     try:
         doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline,
                              ocr=params.get("ocr") or "auto", start_page=params.get("start_page"),
-                             skip_to=offset)
+                             skip_to=offset, password=params.get("password"))
     except FormatError as exc:
         refused = exc.extra.pop("refused", None)
         if refused and os.environ.get("XLA_DEBUG"):
@@ -57,6 +60,8 @@ def main(params):
     base = {"path": path, "format": doc.format, "format_name": doc.detail, "title": doc.title}
     if doc.pages is not None:
         base["pages"] = doc.pages
+    if doc.encrypted:
+        base["encrypted"] = True
     if getattr(doc, "ocr", None):
         base["ocr"] = doc.ocr
     if getattr(doc, "next_page", None):

@@ -65,7 +65,7 @@ def read_sheet(book, info, offset, limit, header_row, show, notes):
     call for another page of the same file takes the count, merges and notes from there and
     decodes only the rows it returns. ``notes`` collects what the cache remembers of the reader
     (warnings, formulas without values) for the answer."""
-    path = getattr(book, "path", None)
+    path = getattr(book, "path", None) if getattr(book, "cacheable", True) else None   # decrypted: never cached
     entry = page_cache.lookup(path, info) if path else None
     if entry is not None:
         kept = {k: len(v) for k, v in notes.items()}
@@ -172,7 +172,7 @@ def main(params):
     limit = rt.clamp(params, "limit", MAX_LIMIT, 1) or 200
     offset = max(0, int(params.get("offset") or 0))
     header_row = params.get("header_row") or None      # 0 = no header: plain rows, as when omitted
-    book = tio.open_book(path)
+    book = tio.open_book(path, password=params.get("password"))
     try:
         return read(book, params.get("sheet"), offset, int(limit), header_row)
     finally:

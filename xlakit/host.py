@@ -171,6 +171,8 @@ def audit(home, tool, args, result):
         folder = os.path.join(home, ".xla", "logs")
         os.makedirs(folder, exist_ok=True)
         now = datetime.datetime.now()
+        if isinstance(args, dict) and args.get("password"):
+            args = dict(args, password="***")       # an open password is never written down
         line = json_text({"time": now.isoformat(timespec="seconds"), "tool": tool, "args": _shorten(args),
                           "duration": round(result.duration, 3), "ok": result.ok, "exit_code": result.exit_code,
                           "error": (result.error or None) and result.error[:300]})

@@ -240,7 +240,8 @@ def _coerce(where, value, schema):
         if ok and isinstance(schema.get("properties"), dict):
             value = _check_object(where, value, schema, drop_unknown=False)
     if not ok:
-        raise ArgumentError("参数 %s 应为%s，收到的是 %s" % (where, _TYPE_NAMES.get(typ, typ), _short(value)))
+        shown = "（密码，不显示）" if schema.get("format") == "password" else _short(value)
+        raise ArgumentError("参数 %s 应为%s，收到的是 %s" % (where, _TYPE_NAMES.get(typ, typ), shown))
     if "enum" in schema and value not in schema["enum"]:
         raise ArgumentError("参数 %s 只能取 %s，收到的是 %s" % (
             where, " / ".join(json.dumps(e, ensure_ascii=False) for e in schema["enum"]), _short(value)))

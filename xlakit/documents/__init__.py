@@ -1,6 +1,6 @@
 """Documents: every format a Chinese office hands over, turned into one markdown-like text.
 
-One module per format (``docx``, ``odt``, ``doc`` (also .wps), ``pdf``, ``pptx``, ``rtf``, ``html``
+One module per format (``docx``, ``odt``, ``doc`` (also .wps), ``pdf``, ``pptx``, ``ppt``, ``rtf``, ``html``
 (also MHTML), ``text`` (txt/md)). Each has ``NAME``, ``LABEL``, ``accepts(kind) -> (bool, reason)``
 (cheap: it looks only at what ``xlakit.sniff`` found) and ``convert(path, kind, out, deadline)``
 feeding a ``base.Builder``. ``read()`` sniffs the file, asks every converter in ``CONVERTERS``
@@ -18,13 +18,14 @@ deadline with ``Document.next_page`` set: the caller continues from there.
 """
 import importlib
 
+from .. import crypt
 from ..errors import FormatError, os_error
 from ..sniff import sniff
 from .base import Builder, Document, Enough
 from . import ocr as _ocr
 from . import ocr_pictures as _ocr_pictures
 
-CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "rtf", "html", "image", "text")
+CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "ppt", "rtf", "html", "image", "text")
 
 # Kinds no converter takes, with the advice that fits them.
 OTHER_TOOLS = {
@@ -40,17 +41,27 @@ def converter(name):
     return importlib.import_module("." + name, __name__)
 
 
-def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=None, skip_to=None):
+def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=None, skip_to=None, password=None, _plain=False):
     """Convert ``path``; stop once more than ``stop_at`` characters are out (``complete`` False).
     ``ocr``: "auto" | "off" | "force"; ``start_page``: first page to read (PDF, multi-page TIFF).
     ``skip_to``: the offset the caller will show text from; a PDF then starts at the page holding
-    it and the text before is blank padding of the same length (``page_offsets``)."""
+    it and the text before is blank padding of the same length (``page_offsets``).
+    ``password``: the open password of an encrypted Office file (``xlakit.crypt`` decrypts it to a
+    private copy that is read instead) or PDF (pypdf); never echoed anywhere. ``_plain``: this is
+    that copy (a decrypted .ppt keeps its EncryptedSummary stream, so it is not asked again)."""
     try:
         kind = kind or sniff(path)
     except OSError as exc:
         raise os_error(exc, None, "读取")
     if kind.kind == "empty":
         raise FormatError("文件是空的，没有任何内容（%s）。请确认选对了文件，或文件是否已完整保存" % kind.detail)
+    if not _plain and crypt.office_encrypted(path, kind):
+        with crypt.decrypt(path, password) as plain:
+            doc = read(plain.path, stop_at, deadline, None, ocr, start_page, skip_to, _plain=True)
+        doc.encrypted = True
+        if plain.default_password:
+            doc.warnings.append("文件用 Office 的默认密码加密（作者设了\u201c建议只读\u201d），已直接打开")
+        return doc
     if kind.encrypted:
         raise FormatError("文档已加密（%s），无法读取。请在 Word/WPS 里输入密码打开，取消密码后另存一份再试" % kind.detail)
     refused = {}
@@ -63,6 +74,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
             continue
         out = Builder(stop_at=stop_at, deadline=deadline)
         out.ocr, out.start_page, next_page = ocr, start_page, None
+        out.password = password   # a PDF's open password (Office files were decrypted above)
         out.skip_to = skip_to     # the caller shows text from here on: a PDF may start at that page
         complete = True
         try:
@@ -91,9 +103,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
     message = "%s（%s），read_document 读不了。" % (why or "无法作为文档读取", kind.detail)
     if kind.kind in ("zip", "gzip", "rar", "7z"):
         message += "如是压缩包，请先解压再读取里面的文件。"
-    elif kind.kind == "ppt":
-        message += "这是 PowerPoint 97-2003 演示文稿（.ppt），请用 PowerPoint/WPS 另存为 .pptx 再试。"
     elif kind.kind not in OTHER_TOOLS:
-        message += "支持 docx、doc、wps、odt、pdf、pptx、rtf、html、md、txt。"
+        message += "支持 docx、doc、wps、odt、pdf、pptx、ppt、rtf、html、md、txt。"
     raise FormatError(message, tool=tool or None, kind=kind.kind,
                       refused=dict((k, v) for k, v in refused.items()))

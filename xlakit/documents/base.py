@@ -57,6 +57,7 @@ class Builder:
         self.warnings = []
         self.page_count = None      # pages or slides in the whole file, when the format knows
         self.encoding = None        # text formats: the codec used
+        self.password = None        # a PDF's open password (pdf.py); never put into text or warnings
         self.skip_to = None         # the caller reads from this offset: a converter that can jump
                                     # (pdf, by page) may pad what comes before it (pad_to)
 
@@ -143,6 +144,7 @@ class Document:
         self.warnings = list(warnings or [])
         self.converter = converter
         self.blocks = blocks
+        self.encrypted = False            # read with a password (or Office's default one)
 
 
 def zip_read(zf, name, cap=MAX_PART):

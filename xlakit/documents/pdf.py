@@ -19,8 +19,11 @@ LABEL = "PDF 文件"
 
 SCANNED = ("这是扫描版（图片）PDF：共 %d 页，没有可提取的文字层，无法直接读出文字。"
            "需要先做文字识别（OCR），例如用 WPS/Adobe 的\u201c图片转文字\u201d功能，或让用户提供原始的 Word 文件")
-PASSWORD = ("这个 PDF 设置了打开密码，无法读取。请用户在 PDF 阅读器里输入密码打开后，"
-            "另存/打印为不带密码的 PDF 再试")
+PASSWORD = ("这个 PDF 设置了打开密码，没有密码读不了。请向用户要打开密码，用 password 参数传入后重试；"
+            "或请用户在 PDF 阅读器里输入密码打开后，另存/打印为不带密码的 PDF")
+WRONG_PASSWORD = ("密码不对，打不开这个 PDF。请向用户确认打开密码（注意大小写、全角/半角和空格）后，"
+                  "用 password 参数重新传入")
+NO_AES = ("这个 PDF 用 AES 加密，当前环境缺少解密组件（%s）。请用阅读器打开后另存/打印为普通 PDF 再试")
 
 
 def accepts(kind):
@@ -29,7 +32,7 @@ def accepts(kind):
     return False, "不是 PDF 文件（开头没有 %PDF 标记）"
 
 
-def _open(path):
+def _open(path, password=None):
     import pydeps_boot
     try:
         pypdf = pydeps_boot.ensure("pypdf")
@@ -44,16 +47,33 @@ def _open(path):
         if reader is None:
             raise FormatError("PDF 文件已损坏，无法打开（%s）。请确认文件完整（下载是否中断），或用阅读器另存一份再试" % _short(exc))
     if reader.is_encrypted:
+        _decrypt(reader, pydeps_boot, password)
+    return reader
+
+
+def _decrypt(reader, pydeps_boot, password):
+    """The empty password first (many "protected" PDFs only restrict printing or copying), then
+    the user's; AES needs the cryptography library, installed with the Office decryption."""
+    try:
+        pydeps_boot.ensure("cryptography")
+    except pydeps_boot.DependencyError as exc:
+        if _aes(reader):
+            raise FormatError(NO_AES % exc)
+    for attempt in ("", password) if password else ("",):
         try:
-            result = reader.decrypt("")
+            if reader.decrypt(attempt):
+                return
         except Exception as exc:  # noqa: BLE001 - e.g. AES without the crypto library
             if "cryptography" in str(exc) or "AES" in str(exc):
-                raise FormatError("这个 PDF 用 AES 加密（即使没有打开密码也需要解密库），当前环境缺少解密组件。"
-                                  "请用阅读器打开后另存/打印为普通 PDF 再试")
-            raise FormatError(PASSWORD)
-        if not result:
-            raise FormatError(PASSWORD)
-    return reader
+                raise FormatError(NO_AES % type(exc).__name__)
+    raise FormatError(WRONG_PASSWORD if password else PASSWORD, encrypted=True, wrong_password=bool(password))
+
+
+def _aes(reader):
+    try:
+        return int(reader.trailer["/Encrypt"].get_object().get("/V", 0)) >= 4
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _repaired(pypdf, path):
@@ -97,7 +117,7 @@ def _has_images(page):
 
 
 def convert(path, kind, out, deadline=None):
-    reader = _open(path)
+    reader = _open(path, getattr(out, "password", None))
     try:
         count = len(reader.pages)
     except Exception as exc:  # noqa: BLE001

@@ -29,7 +29,7 @@ def accepts(kind):
 def convert(path, kind, out, deadline=None):
     with open(path, "rb") as fh:
         if kind.kind == "unknown" and not textlib.looks_like_text(fh.read(65536)):
-            raise FormatError("无法作为文档读取（%s），read_document 读不了。支持 docx、doc、wps、odt、pdf、pptx、"
+            raise FormatError("无法作为文档读取（%s），read_document 读不了。支持 docx、doc、wps、odt、pdf、pptx、ppt、"
                               "rtf、html、md、txt。" % kind.detail, kind=kind.kind)
         fh.seek(0)
         raw = fh.read(MAX_TEXT + 1)

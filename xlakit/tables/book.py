@@ -76,12 +76,13 @@ class GridBook(object):
         self.close()
 
 
-def open_book(path_or_book):
-    """A book from a path (through ``table_formats``, by content) or a ready book object."""
+def open_book(path_or_book, password=None):
+    """A book from a path (through ``table_formats``, by content; ``password`` opens an encrypted
+    workbook) or a ready book object."""
     if not isinstance(path_or_book, str):
         return path_or_book
     from . import formats as table_formats            # imported here so the pure helpers above work without it
-    return table_formats.open_book(path_or_book)
+    return table_formats.open_book(path_or_book, password=password)
 
 
 # =============================================================================================
@@ -298,9 +299,10 @@ def pick_sheet(book, name=None):
     return book.sheet(name if name not in ("",) else None)
 
 
-def open_table(path_or_book, sheet=None, header_row=None):
-    """``Table`` for a file path (opened by content) or a book object; closes the book on error."""
-    book = open_book(path_or_book)
+def open_table(path_or_book, sheet=None, header_row=None, password=None):
+    """``Table`` for a file path (opened by content; ``password`` for an encrypted workbook) or a
+    book object; closes the book on error."""
+    book = open_book(path_or_book, password=password)
     try:
         return Table(book, sheet=sheet, header_row=header_row)
     except BaseException:

@@ -32,6 +32,7 @@ import re
 
 from ... import sniff as sniffer
 from ... import text as xtext
+from ... import crypt
 from ...errors import os_error
 from ._base import FormatError, SheetInfo, BaseBook, NOCACHE_WARNING, classify_format, serial_to_value
 
@@ -39,7 +40,7 @@ __all__ = ["FormatError", "SheetInfo", "BaseBook", "sniff", "open_book", "NOCACH
            "serial_to_value"]
 
 HEAD = sniffer.HEAD
-ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
+ENCRYPTED = crypt.NEED_PASSWORD
 DAMAGED = "文件已损坏或不完整（%s）。请确认文件已完整下载/复制；能用 Excel/WPS 打开的话，另存一份再试"
 NOT_TABLE = ("不是表格文件（%s）。支持 xlsx/xlsm/xlsb/xls/et/ods/csv/tsv/txt，以及系统导出的网页格式和"
              " Excel 2003 XML 格式的 .xls")
@@ -165,11 +166,39 @@ def _refusal(kind):
     return NOT_TABLE % ("这是%s" % detail), None
 
 
-def open_book(path, **options):
+def open_book(path, password=None, **options):
     """Open ``path`` with the reader its content calls for. Raises FormatError.
 
+    ``password``: the open password of an encrypted workbook (``xlakit.crypt``: OOXML, legacy xls
+    RC4/CryptoAPI; Excel's default "VelvetSweatshop" needs none). The book then reads a private
+    decrypted copy, has ``cacheable`` False (nothing of it goes to the page cache) and removes the
+    copy on ``close()``.
     ``options`` go to the reader (``reader="openpyxl"`` for xlsx, ``reader="tree"`` for ods; used
     by tests)."""
+    try:
+        raw = sniffer.sniff(path)
+    except OSError:
+        raw = None                      # sniff() below says what is wrong with the path
+    if raw is not None and crypt.office_encrypted(path, raw):
+        plain = crypt.decrypt(path, password)
+        try:
+            book = open_book(plain.path, **options)
+        except BaseException:
+            plain.close()
+            raise
+        book.cacheable = False
+        book.decrypted = True
+        closer = book.close
+
+        def close():
+            try:
+                closer()
+            finally:
+                plain.close()
+        book.close = close
+        if plain.default_password:
+            book.warn("文件用 Excel 的默认密码加密（作者设了\u201c建议只读\u201d），已直接打开")
+        return book
     kind = sniff(path)
     if kind == "xlsx":
         from .xlsx import XlsxBook

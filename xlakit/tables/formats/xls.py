@@ -17,7 +17,7 @@ from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, s
 from . import xls_repair as repair
 import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
 
-ENCRYPTED = "文件已加密（设置了打开密码），无法读取。请在 Excel/WPS 里去掉密码后另存一份再试"
+from ...crypt import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
 
 
 def _xlrd():

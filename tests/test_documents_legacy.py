@@ -1,0 +1,33 @@
+"""Formats people still send (issue 26): PowerPoint 97-2003 .ppt, Word 2003 XML, EPUB, Word 6.0/95.
+Each read by the real read_document from a file a real producer wrote (LibreOffice, Apache POI's
+test data, Word); see the README beside each fixture folder."""
+import os
+
+from conftest import FIXTURES, ok, fail
+
+DOCS = os.path.join(FIXTURES, "documents")
+POI = os.path.join(DOCS, "poi")
+
+
+def read(run, path, **kw):
+    return ok(run("read_document", dict({"path": path}, **kw)))
+
+
+def test_ppt_slides_in_order_with_notes(run):
+    data = read(run, os.path.join(DOCS, "ppt", "deck.ppt"))          # LibreOffice-made
+    assert data["format"] == "ppt" and data["pages"] == 3
+    text = data["text"]
+    assert text.split("\n") == ["【第 1 页】", "项目汇报", "进度：已完成 80%", "风险：人手不足", "【备注】", "提醒：先讲预算",
+                                "【第 2 页】", "下一步", "十月底上线 Café €5", "文本框里的字",
+                                "【第 3 页】", "第三页 Summary", "【备注】", "结束时提问"]
+    text = read(run, os.path.join(POI, "basic_test_ppt_file.ppt"))["text"]     # PowerPoint-made
+    assert text.startswith("【第 1 页】\n## This is a test title\nThis is a test subtitle\nThis is on page 1\n"
+                           "【备注】\nThese are the notes for page 1\n【第 2 页】\n## This is the title on page 2")
+
+
+def test_encrypted_ppt(run):
+    path = os.path.join(POI, "Password_Protected-hello.ppt")
+    assert "password" in fail(run("read_document", {"path": path}))
+    data = read(run, path, password="hello")
+    assert "## This is a protected document" in data["text"] and "【备注】\nJust for the hell of it" in data["text"]
+    assert data["encrypted"] is True and not data.get("warnings")

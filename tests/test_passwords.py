@@ -1,0 +1,74 @@
+"""Open passwords (issue 26): encrypted Office files and PDFs read with ``password``, Excel's default
+password without asking, a wrong password told apart from a missing one, the password nowhere in
+what the tools print or log. Fixtures: tests/fixtures/documents/crypt/make_encrypted.py (msoffcrypto
+-tool, LibreOffice, pypdf) and the older encrypted.xlsx / encrypted.xls / tio_encrypted.xlsx."""
+import glob
+import os
+
+import pytest
+
+from conftest import FIXTURES, ok, fail, assert_contract
+
+CRYPT = os.path.join(FIXTURES, "documents", "crypt")
+SECRET = "机密2024"
+
+
+def _logs(home):
+    return "".join(open(p, encoding="utf-8").read() for p in glob.glob(str(home / ".xla" / "logs" / "*")))
+
+
+@pytest.mark.parametrize("name", ["report_agile.docx", "report_rc4.doc", "report_aes.pdf"])
+def test_documents_with_password(run, home, name, tmp_path):
+    path = os.path.join(CRYPT, name)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = ok(run("read_document", {"path": path, "password": SECRET}, extra_env={"TMPDIR": str(tmp)}))
+    assert "年度工作报告" in data["text"] and "1350 万元" in data["text"]
+    need = run("read_document", {"path": path})
+    err = fail(need)
+    assert "密码" in err and "password" in err and "不对" not in err
+    wrong = run("read_document", {"path": path, "password": SECRET + "x"})
+    err_wrong = fail(wrong)
+    assert "密码不对" in err_wrong and err_wrong != err
+    printed = "".join(r.stdout + r.stderr for r in (need, wrong)) + _logs(home)
+    assert SECRET not in printed and "2024x" not in printed
+    assert not os.listdir(str(tmp))          # the decrypted copy is gone
+
+
+def test_spreadsheets_with_password(run, home):
+    for name, password in (("encrypted.xlsx", "1234"), ("encrypted.xls", "1234")):
+        path = os.path.join(FIXTURES, name)
+        data = ok(run("read_spreadsheet", {"path": path, "password": password}))
+        assert data["sheets"][0]["total_rows"] == 8 and "wrong_password" not in data
+        err = fail(run("read_spreadsheet", {"path": path}))
+        assert "已加密" in err and "password" in err
+        assert "密码不对" in fail(run("read_spreadsheet", {"path": path, "password": "4321"}))
+    # every table tool reads through the same layer
+    path = os.path.join(FIXTURES, "encrypted.xlsx")         # formulas_lo.xlsx with password 1234
+    for tool, args in (("probe_table", {"path": path}), ("calc_table", {"path": path}),
+                       ("filter_table", {"path": path, "where": [{"column": "金额", "op": "not_empty"}]}),
+                       ("dedupe_table", {"path": path, "keys": ["品名"]}), ("clean_table", {"path": path}),
+                       ("pivot_table", {"path": path, "row": {"column": "品名"}, "col": {"column": "说明"},
+                                        "value": "金额"}),
+                       ("lookup_table", {"left_path": path, "right_path": os.path.join(FIXTURES, "formulas_lo.xlsx"),
+                                         "left_key": "品名", "right_key": "品名"})):
+        res = run(tool, dict(args, password="1234"))
+        data = ok(res)
+        assert "1234" not in res.stdout.replace(path, "") + res.stderr, tool
+        err = fail(run(tool, dict(args, password="9999")))
+        assert "密码不对" in err and "9999" not in err, tool
+    logs = _logs(home)
+    assert '"password": "***"' in logs.replace(" ", "").replace('"password":"***"', '"password": "***"')
+    assert "9999" not in logs and '"1234"' not in logs
+
+
+@pytest.mark.parametrize("name", ["velvet.xlsx", "velvet.xls"])
+def test_default_password_opens_without_asking(run, name):
+    data = ok(run("read_spreadsheet", {"path": os.path.join(CRYPT, name), "limit": 5}))
+    assert data["sheets"][0]["rows"]
+    assert any("默认密码" in w for w in data.get("warnings", []))
+
+
+def test_password_never_echoed_by_argument_checks(run):
+    res = run("read_document", {"path": os.path.join(CRYPT, "report_agile.docx"), "password": [SECRET]})
+    assert not res.ok and "password" in res.error and SECRET not in res.error + res.stdout + res.stderr

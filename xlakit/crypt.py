@@ -1,0 +1,218 @@
+"""Office files with an open password: found by their bytes, decrypted once for every reader.
+
+Users say "打开这个加密的表格，密码是 1234". Documents and tables both read through here, so the
+rules are one: OOXML agile/standard encryption (the ``EncryptionInfo``/``EncryptedPackage`` OLE
+container), and the legacy RC4 / CryptoAPI / XOR encryption of Word 97 ``.doc``, Excel ``.xls``
+and PowerPoint ``.ppt`` are undone by msoffcrypto-tool (through ``pydeps_boot``; it brings the
+cryptography library, which pypdf's AES needs too).
+
+Excel's read-only-recommended workbooks are encrypted with the built-in password
+"VelvetSweatshop": Excel opens them without asking, so do we (it is tried before asking).
+
+Why a temporary file: every reader takes a path (zipfile, olefile, xlrd, the fast xlsx parser)
+and the decrypted bytes must not reach the shared caches under ``~/.xla/cache`` (the callers
+turn their caches off for a ``Plain``). The copy lives in a private ``mkdtemp`` folder (mode 0700)
+and is removed on ``close()`` and, as a last resort, at process exit. It is not a user's file,
+so it does not go through ``files``.
+
+The password itself never leaves this module: messages are fixed sentences, library errors are
+reduced to their class, and nothing is logged.
+"""
+import atexit
+import os
+import shutil
+import struct
+import tempfile
+
+from .errors import FormatError
+
+__all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
+
+DEFAULT_PASSWORD = "VelvetSweatshop"
+NEED_PASSWORD = ("文件已加密（设置了打开密码），没有密码读不了。请向用户要打开密码，用 password 参数传入后重试；"
+                 "或请用户在 Office/WPS 里去掉密码后另存一份")
+WRONG_PASSWORD = ("密码不对，解不开这个加密文件。请向用户确认打开密码（注意大小写、全角/半角和空格）后，"
+                  "用 password 参数重新传入")
+UNSUPPORTED = ("文件用少见的方式加密（%s），无法解密。请用户在 Office/WPS 里输入密码打开，去掉密码后另存一份再试")
+
+_FOLDERS = []
+
+
+def _cleanup_all():
+    for folder in list(_FOLDERS):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_cleanup_all)
+
+
+def office_encrypted(path, kind):
+    """True when ``path`` (sniffed as ``kind``) is an Office file with an open password. Cheap: the
+    OLE container flag, the Word FIB flag, the Excel FILEPASS record near the start of the
+    workbook stream, PowerPoint's ``EncryptedSummary`` stream."""
+    if kind.kind == "ole" and kind.encrypted:
+        return True
+    names = kind.names
+    if kind.kind == "ppt" or "powerpoint document" in names:
+        return "encryptedsummary" in names
+    if kind.kind not in ("doc", "wps", "xls", "et") or kind.damaged:
+        return False
+    try:
+        import olefile
+    except ImportError:
+        import pydeps_boot
+        try:
+            olefile = pydeps_boot.ensure("olefile")
+        except pydeps_boot.DependencyError:
+            return False
+    try:
+        ole = olefile.OleFileIO(path)
+    except Exception:  # noqa: BLE001 - a damaged container is the readers' to report
+        return False
+    try:
+        if kind.base == "doc" and ole.exists("WordDocument"):
+            head = ole.openstream("WordDocument").read(12)
+            return len(head) >= 12 and bool(struct.unpack_from("<H", head, 0x0A)[0] & 0x0100)
+        for name in ("Workbook", "Book"):
+            if ole.exists(name):
+                return _filepass(ole.openstream(name).read(4096))
+    except Exception:  # noqa: BLE001
+        return False
+    finally:
+        ole.close()
+    return False
+
+
+def _filepass(data):
+    """A FILEPASS record (0x002F) among the first records after the BOF of a BIFF stream."""
+    pos = 0
+    for _ in range(12):
+        if pos + 4 > len(data):
+            return False
+        rec, size = struct.unpack_from("<HH", data, pos)
+        if rec == 0x002F:
+            return True
+        if pos and rec == 0x0809:      # the next substream: no FILEPASS in the globals
+            return False
+        pos += 4 + size
+    return False
+
+
+class Plain(object):
+    """The decrypted copy of an encrypted file: ``path`` to read, ``close()`` removes it."""
+
+    def __init__(self, path, folder, default_password):
+        self.path = path
+        self.folder = folder
+        self.default_password = default_password   # opened with Excel's built-in password
+
+    def close(self):
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            if self.folder in _FOLDERS:
+                _FOLDERS.remove(self.folder)
+            self.folder = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def decrypt(path, password=None, suffix=""):
+    """A ``Plain`` copy of encrypted ``path``. ``password`` None/"" tries Excel's default password
+    only, then says one is needed; a wrong one says so, in other words."""
+    import pydeps_boot
+    try:
+        msoffcrypto = pydeps_boot.ensure("msoffcrypto")
+    except pydeps_boot.DependencyError as exc:
+        raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
+    from msoffcrypto import exceptions as mso_errors
+    tries = [p for p in (password or None, DEFAULT_PASSWORD) if p]
+    folder = tempfile.mkdtemp(prefix="xla-plain-")
+    _FOLDERS.append(folder)
+    target = os.path.join(folder, "plain" + suffix)
+    try:
+        for attempt in tries:
+            try:
+                with open(path, "rb") as src:
+                    office = msoffcrypto.OfficeFile(src)
+                    if not office.is_encrypted():
+                        raise FormatError("文件标着加密，但解密组件认为它没有加密，无法处理。请用 Office/WPS 打开后另存一份再试")
+                    office.load_key(password=attempt, **({"verify_password": True}
+                                                         if _verifies(office) else {}))
+                    with open(target, "wb") as dst:
+                        office.decrypt(dst)
+            except mso_errors.InvalidKeyError:
+                continue
+            except mso_errors.DecryptionError as exc:
+                if "verif" in str(exc).lower() or "key" in str(exc).lower():
+                    continue
+                raise FormatError(UNSUPPORTED % type(exc).__name__)
+            except (mso_errors.FileFormatError, mso_errors.ParseError) as exc:
+                raise FormatError(UNSUPPORTED % type(exc).__name__)
+            except FormatError:
+                raise
+            except Exception:  # noqa: BLE001 - a wrong key often surfaces as garbage
+                continue
+            if os.path.getsize(target) == 0:
+                continue
+            if type(office).__name__ == "Ppt97File":
+                _restore_ppt_edits(path, target)
+            return Plain(target, folder, attempt == DEFAULT_PASSWORD and attempt is not password)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        _FOLDERS.remove(folder)
+        raise
+    shutil.rmtree(folder, ignore_errors=True)
+    _FOLDERS.remove(folder)
+    raise FormatError(WRONG_PASSWORD if password else NEED_PASSWORD,
+                      encrypted=True, wrong_password=bool(password))
+
+
+def _restore_ppt_edits(original, plain):
+    """msoffcrypto-tool also "decrypts" a .ppt's UserEditAtom and PersistDirectoryAtom records,
+    which [MS-PPT] keeps unencrypted, so the copy's edit chain is noise: put the original bytes of
+    those records back (same stream size, written in place with olefile)."""
+    import olefile
+    try:
+        src = olefile.OleFileIO(original)
+        try:
+            data = src.openstream("PowerPoint Document").read()
+            current = src.openstream("Current User").read()
+        finally:
+            src.close()
+        ranges = []
+        edit = struct.unpack_from("<I", current, 16)[0] if len(current) >= 20 else 0
+        seen = set()
+        while edit and edit not in seen and len(seen) < 1000 and edit + 28 <= len(data):
+            seen.add(edit)
+            rtype, length = struct.unpack_from("<HI", data, edit + 2)
+            if rtype != 0x0FF5:
+                break
+            last, directory = struct.unpack_from("<II", data, edit + 16)
+            ranges.append((edit, edit + 8 + length))
+            if directory + 8 <= len(data) and struct.unpack_from("<H", data, directory + 2)[0] == 0x1772:
+                ranges.append((directory, directory + 8 + struct.unpack_from("<I", data, directory + 4)[0]))
+            edit = last
+        if not ranges:
+            return
+        dst = olefile.OleFileIO(plain, write_mode=True)
+        try:
+            fixed = bytearray(dst.openstream("PowerPoint Document").read())
+            if len(fixed) != len(data):
+                return
+            for start, end in ranges:
+                fixed[start:end] = data[start:end]
+            dst.write_stream("PowerPoint Document", bytes(fixed))
+        finally:
+            dst.close()
+    except Exception:  # noqa: BLE001 - the reader still falls back on scanning the records
+        return
+
+
+def _verifies(office):
+    """OOXML files can check a password before decrypting (otherwise a wrong key yields a broken
+    zip); the legacy formats verify inside ``load_key`` anyway."""
+    return type(office).__name__ == "OOXMLFile"
