@@ -34,7 +34,7 @@ def sandbox(tmp_path):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
     (root / "xlakit").mkdir()
-    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py"):
+    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py", "xlakit/manifest.py"):
         shutil.copy(os.path.join(ROOT, name), str(root / name))
     return root
 

@@ -3,7 +3,8 @@ the tests and any later adapter share one code path.
 
 The contract it enforces (rules.md section 2):
 - ``python3 -X utf8 -u tools/<script>``, working directory ``tools/``, environment only ``PATH``,
-  ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (plus what Windows needs to start Python);
+  ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (``~/.xla/pydeps`` for an installed package:
+  ``manifest.pydeps_dir``; plus what Windows needs to start Python);
 - undeclared argument keys dropped, the rest type-checked against the manifest before spawning;
 - 60 s, then the whole process tree is killed; at most 2 runs at once across processes;
 - 1 MB cap on captured output (past it the child is killed and the result says so);
@@ -72,7 +73,7 @@ def _home(home=None):
 def tool_env(root, home, extra_env=None):
     """The child's whole environment: nothing of the caller's leaks in except PATH."""
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home,
-           "PYTHONPATH": os.path.join(root, "tools", "pydeps")}
+           "PYTHONPATH": xla_manifest.pydeps_dir(root, home)}
     if os.name == "nt":  # pragma: no cover - Python cannot start on Windows without these
         for key in ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT", "USERPROFILE"):
             if key in os.environ:

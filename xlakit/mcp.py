@@ -119,13 +119,21 @@ def result_message(msg_id, result):
 
 
 def server_version(root):
-    """The release tag a sync installed (``.xla-tag``), else ``dev`` for a working tree."""
+    """The release tag a sync installed (``.xla-tag``), the package version of a pip/uvx install,
+    else ``dev`` for a working tree."""
     try:
         with open(os.path.join(root, ".xla-tag"), "r", encoding="utf-8") as fh:
             tag = fh.read().strip()
         return tag or "dev"
     except OSError:
-        return "dev"
+        pass
+    if xla_manifest.installed_package(root):
+        try:
+            from importlib.metadata import version
+            return version("xla-tools")
+        except Exception:   # noqa: BLE001 - metadata unreadable: still serve
+            pass
+    return "dev"
 
 
 def describe_tool(tool, version=LATEST_VERSION):
