@@ -7,6 +7,7 @@
     python3 xla.py run NAME [JSON]       run a tool like the assistant (JSON from the argument or stdin)
                  [--save-images DIR] [--timeout S]
     python3 xla.py mcp [--root DIR]      serve every tool over MCP (stdio) for MCP clients
+                 [--config CLIENT]       print the JSON block for claude|cursor|cherry|vscode|cline
     python3 xla.py deps                  pre-install every third-party library into tools/pydeps
     python3 xla.py install ocr           install the OCR engine (~130 MB) ahead of the first scan
     python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
@@ -36,6 +37,7 @@ USAGE = """xla-tools 命令行
     python3 xla.py run 工具名 [JSON]      像助手一样运行一个工具（JSON 也可从标准输入给）
                   [--save-images 目录] [--timeout 秒]
     python3 xla.py mcp                    作为 MCP 服务器（标准输入输出）提供全部工具
+                  [--config 客户端]       打印 claude/cursor/cherry/vscode/cline 要粘贴的配置
     python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
     python3 xla.py install ocr            预装文字识别（OCR）引擎（下载约 130 MB），读扫描件和图片用
     python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]

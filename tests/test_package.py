@@ -127,6 +127,15 @@ def test_console_script_lists_and_serves_from_the_package(installed, tmp_path):
     root = package_root(installed)
     assert root.startswith(str(installed["venv"])) and xla_manifest.installed_package(root)
     check_smoke(*mcp_session(installed["script"], tmp_path, SMOKE))
+    # The pasted block names the venv's interpreter and the package's own xla.py, and starts.
+    out = subprocess.run([installed["script"], "mcp", "--config", "cursor"], stdout=subprocess.PIPE, timeout=60,
+                         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
+    entry = json.loads(out.stdout.decode("utf-8"))["mcpServers"]["xla-tools"]
+    assert entry["command"] == installed["python"] and entry["args"] == ["-X", "utf8", os.path.join(root, "xla.py"), "mcp"]
+    assert entry["env"]["PYTHONPATH"] == os.path.join(str(tmp_path), ".xla", "pydeps")
+    ping = subprocess.run([entry["command"]] + entry["args"], input=b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n',
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=entry["env"], timeout=60)
+    assert json.loads(ping.stdout.decode("utf-8")) == {"jsonrpc": "2.0", "id": 7, "result": {}}
     # The package's libraries go to the per-user folder, never into site-packages.
     assert not os.path.exists(os.path.join(root, "tools", "pydeps"))
 

@@ -532,14 +532,26 @@ class Server:
                 pass
 
 
-USAGE = """用法：python3 xla.py mcp [--root 目录] [--timeout 秒] [--poll 秒]
+USAGE = """用法：python3 xla.py mcp [--root 目录] [--timeout 秒] [--poll 秒] [--config 客户端]
 
 以 MCP（Model Context Protocol）服务器方式通过标准输入输出提供全部工具，供 Claude Desktop、
 Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消息，日志写到标准错误。
 
+    --config 客户端 打印该客户端要粘贴的 JSON 配置（claude、cursor、cherry、vscode、cline），
+                    命令是本解释器的绝对路径加 -X utf8 和本 xla.py 的绝对路径
     --root 目录     提供另一份工具箱（含 tools.json 的目录；默认是本程序所在的目录）
     --timeout 秒    单次调用的时限（默认 %d）
     --poll 秒       多久检查一次 tools.json 是否变化（默认 %s）""" % (xla_host.TIMEOUT, POLL_SECONDS)
+
+
+def print_config(client, root=None, extra_args=()):
+    """``--config CLIENT``: the JSON block on stdout, where to paste it on stderr."""
+    from . import mcpconfig
+    block = mcpconfig.config_block(client, root=root, extra_args=extra_args)
+    sys.stdout.write(json.dumps(block, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    print("把上面这段加到 %s" % mcpconfig.where(client), file=sys.stderr)
+    return 0
 
 
 class _Stop(Exception):
@@ -549,7 +561,8 @@ class _Stop(Exception):
 def main(argv=None):
     """Entry point of ``xla.py mcp``; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    options = {"root": None, "timeout": float(xla_host.TIMEOUT), "poll": POLL_SECONDS}
+    options = {"root": None, "timeout": float(xla_host.TIMEOUT), "poll": POLL_SECONDS, "config": None}
+    given = []                           # the serving options, repeated in a --config block
     it = iter(argv)
     for arg in it:
         if arg in ("-h", "--help"):
@@ -560,6 +573,14 @@ def main(argv=None):
         if key not in options or value is None:
             print("无法识别的参数：%s\n\n%s" % (arg, USAGE), file=sys.stderr)
             return 2
+        if key == "config":
+            from . import mcpconfig
+            if value not in mcpconfig.CLIENTS:
+                print("--config 只认识：%s（收到的是 %s）" % ("、".join(mcpconfig.CLIENTS), value), file=sys.stderr)
+                return 2
+            options["config"] = value
+            continue
+        given += [arg, os.path.abspath(value) if key == "root" else value]
         if key == "root":
             if not os.path.isfile(os.path.join(value, "tools.json")):
                 print("--root %s 下没有 tools.json" % value, file=sys.stderr)
@@ -573,6 +594,8 @@ def main(argv=None):
             except ValueError:
                 print("--%s 需要一个正数，收到的是 %s" % (key, value), file=sys.stderr)
                 return 2
+    if options["config"]:
+        return print_config(options["config"], options["root"], given)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr              # a stray print must never reach the protocol stream
     server = Server(root=options["root"], outfile=out, poll=options["poll"], timeout=options["timeout"])
