@@ -109,7 +109,10 @@ def cmd_run(args):
     except ValueError as exc:
         _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
         return 2
-    result = xla_host.run_tool(name, params, timeout=timeout)
+    result = xla_host.run_tool(name, params, timeout=timeout, on_progress=_terminal_bar())
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")            # the bar's line, cleared before the answer
+        sys.stderr.flush()
     answer = result.answer()
     if result.ok and result.cut:
         print(result.text)
@@ -120,6 +123,18 @@ def cmd_run(args):
         print("（结果带 %d 张图片%s）" % (len(result.images), "，已保存：" + "、".join(paths) if paths else
               "；加 --save-images 目录 可保存"), file=sys.stderr)
     return 0 if result.ok else 1
+
+
+def _terminal_bar():
+    """A one-line progress bar on stderr, only when stderr is a terminal (pipes and logs get none)."""
+    if not sys.stderr.isatty():
+        return None
+    from xlakit import progress
+
+    def draw(done, total, note):
+        sys.stderr.write("\r\033[K" + progress.bar_text(done, total, note))
+        sys.stderr.flush()
+    return draw
 
 
 def cmd_mcp(args):
