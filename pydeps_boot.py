@@ -24,6 +24,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from xlakit import progress  # noqa: E402
 from xlakit.lock import FileLock  # noqa: E402
 from xlakit.manifest import pydeps_dir  # noqa: E402
 
@@ -105,6 +106,8 @@ def install(requirements, timeout=INSTALL_TIMEOUT):
         os.makedirs(DEPS_PARENT, exist_ok=True)
         staging = os.path.join(DEPS_PARENT, "pydeps.staging-%d" % os.getpid())
         shutil.rmtree(staging, ignore_errors=True)
+        # One progress line (a download can take most of the time budget): clients show it.
+        progress.report(0, None, "正在安装第三方库 %s（只在第一次用到时下载）" % "、".join(missing))
         cmd = [sys.executable, "-m", "pip", "install", "--target", staging, "--disable-pip-version-check",
                "--no-input", "--no-warn-script-location", "--retries", "1", "--timeout", "15"] + missing
         env = dict(os.environ)

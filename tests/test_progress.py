@@ -145,3 +145,9 @@ def test_run_draws_a_bar_only_on_a_terminal(tmp_path):
     shown = b"".join(chunks).decode("utf-8", "replace")
     assert json.loads(out.decode("utf-8"))["ok"]
     assert "\r" in shown and "[~~~~" in shown and "已读" in shown and "[xla-progress]" not in shown
+
+
+def test_ocr_pages_report_progress(home):
+    result, seen = collect("read_document", {"path": os.path.join(FIXTURES, "ocr", "scan.pdf")}, home)
+    assert ok(result)
+    assert seen and all("文字识别" in n for _d, _t, n in seen) and increasing(seen)
