@@ -2,8 +2,9 @@
 fresh venv, serves every tool over MCP from the installed package data, also for an unprivileged
 user whose libraries go to the per-user ~/.xla/pydeps (the package folder is not theirs to write).
 
-One wheel and one venv per module (building takes seconds); the checkout is copied without its
-.git, so the version is the fallback one and the source tree stays clean."""
+One wheel and one venv per module (building takes seconds). The working tree is copied (without
+.git, tests, pydeps) into a fresh repository tagged v3.4.5, so what is tested is the code as it
+stands, the version comes from the tag, and the source tree stays clean."""
 import json
 import os
 import shutil
@@ -16,6 +17,8 @@ import pytest
 from conftest import ROOT, as_nobody, nobody_dir
 from xlakit import manifest as xla_manifest
 
+pytestmark = pytest.mark.slow          # a wheel build (isolated backend install) and a venv: 20-50 s
+VERSION = "3.4.5"
 SKIP_PARTS = {".git", ".venv", "pydeps", "tests", "bench", "build", "dist", "__pycache__", "examples"}
 
 
@@ -43,8 +46,13 @@ def installed(tmp_path_factory):
     src = base / "src"
     shutil.copytree(ROOT, str(src), ignore=_copy_ignore)
     dist = base / "dist"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "SETUPTOOLS_SCM"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "SETUPTOOLS_SCM", "GIT_"))}
     env["PYTHONPATH"] = ""
+    # The copy becomes its own repository with a release tag: the version must come from it.
+    git = dict(env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.com", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "release"], ["tag", "v" + VERSION]):
+        subprocess.run(["git"] + cmd, cwd=str(src), env=git, check=True, stdout=subprocess.DEVNULL, timeout=120)
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
                            "-w", str(dist), str(src)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                           timeout=300)
@@ -53,7 +61,7 @@ def installed(tmp_path_factory):
         pytest.skip("the build backend (setuptools, setuptools-scm) cannot be installed here")
     assert proc.returncode == 0, proc.stdout.decode("utf-8", "replace")[-3000:]
     wheels = [p for p in os.listdir(str(dist)) if p.endswith(".whl")]
-    assert len(wheels) == 1, wheels
+    assert wheels == ["xla_tools-%s-py3-none-any.whl" % VERSION], wheels
     venv = base / "venv"
     subprocess.run([venv_python(), "-m", "venv", str(venv)], check=True, timeout=300, env=env)
     py = str(venv / "bin" / "python")
@@ -99,7 +107,7 @@ SMOKE = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 
 def check_smoke(answers, stderr):
     assert set(answers) == {1, 2, 3}, stderr[-2000:]
-    assert answers[1]["result"]["serverInfo"]["version"] == "0.0.0"     # the package version, no git here
+    assert answers[1]["result"]["serverInfo"]["version"] == VERSION     # the package version, from the v* tag
     names = [t["name"] for t in answers[2]["result"]["tools"]]
     data, _ = xla_manifest.load_manifest(ROOT)
     assert len(names) == 27 and names == [t["name"] for t in data["tools"]]
