@@ -188,3 +188,27 @@ def test_unprivileged_user_gets_a_per_user_pydeps(installed):
         check_smoke({int(k): v for k, v in res["answers"].items()}, res["stderr"])
     finally:
         shutil.rmtree(str(home), ignore_errors=True)
+
+
+def test_python_sdk_client_against_the_installed_wheel(installed, tmp_path):
+    """The official Python SDK (test-only; skipped where it is not installed) talks to the
+    console script: 27 tools, and a structured answer it validates against the outputSchema."""
+    anyio = pytest.importorskip("anyio")
+    mcp = pytest.importorskip("mcp")
+    from mcp.client.stdio import stdio_client
+    params = mcp.StdioServerParameters(command=installed["script"], args=["mcp"],
+                                       env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", os.defpath)})
+
+    async def main():
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with mcp.ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = (await session.list_tools()).model_dump(by_alias=True, mode="json")["tools"]
+                    result = await session.call_tool("lunar_date", {"date": "2024-02-10"})
+                    result = result.model_dump(by_alias=True, mode="json")      # SDK 1.x and 2.x alike
+                    return ([t["name"] for t in tools], sum(1 for t in tools if t.get("outputSchema")),
+                            result["isError"], result["structuredContent"])
+    names, with_schema, is_error, structured = anyio.run(main)
+    assert len(names) == 27 and with_schema == 27
+    assert is_error is False and structured["ok"] is True and structured["lunar_day_cn"] == "初一"
