@@ -109,10 +109,10 @@ def cmd_run(args):
     except ValueError as exc:
         _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
         return 2
-    result = xla_host.run_tool(name, params, timeout=timeout, on_progress=_terminal_bar())
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K")            # the bar's line, cleared before the answer
-        sys.stderr.flush()
+    bar = _terminal_bar()
+    result = xla_host.run_tool(name, params, timeout=timeout, on_progress=bar)
+    if bar is not None:
+        bar.clear()                              # the bar's line, blanked before the answer
     answer = result.answer()
     if result.ok and result.cut:
         print(result.text)
@@ -125,16 +125,38 @@ def cmd_run(args):
     return 0 if result.ok else 1
 
 
-def _terminal_bar():
-    """A one-line progress bar on stderr, only when stderr is a terminal (pipes and logs get none)."""
-    if not sys.stderr.isatty():
-        return None
-    from xlakit import progress
+class _TerminalBar:
+    """A one-line progress bar on stderr, redrawn in place with a carriage return and padded with
+    spaces (no escape codes: the Windows console shows those as text)."""
 
-    def draw(done, total, note):
-        sys.stderr.write("\r\033[K" + progress.bar_text(done, total, note))
-        sys.stderr.flush()
-    return draw
+    def __init__(self):
+        import shutil
+        self.columns = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+        self.drawn = False
+
+    def _write(self, text):
+        try:
+            sys.stderr.write("\r" + text + " " * max(0, self.columns - xla_text.width(text)) + "\r")
+            sys.stderr.flush()
+        except (OSError, ValueError, UnicodeError):
+            pass
+
+    def __call__(self, done, total, note):
+        from xlakit import progress
+        self._write(xla_text.fit_width(progress.bar_text(done, total, note), self.columns))
+        self.drawn = True
+
+    def clear(self):
+        if self.drawn:
+            self._write("")
+
+
+def _terminal_bar():
+    """The bar, only when stderr is a terminal (pipes and logs get nothing)."""
+    try:
+        return _TerminalBar() if sys.stderr.isatty() else None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def cmd_mcp(args):
