@@ -27,7 +27,7 @@ from xlakit import text as xla_text  # noqa: E402
 
 # Test-only: oracles and clients the tests compare against (never imported by a tool).
 TEST_REQUIREMENTS = ["pytest>=7", "pytest-xdist>=3", "vermin>=1.5", "fonttools>=4", "lunar_python==1.4.8",
-                     'mcp>=2.3,<3; python_version >= "3.10"']
+                     "jsonschema>=4", 'mcp>=2.3,<3; python_version >= "3.10"']
 
 USAGE = """xla-tools 命令行
 

@@ -19,7 +19,7 @@ from xlakit import manifest as xla_manifest
 from xlakit import mcp as xla_mcp
 from xlakit import mcpschema
 
-jsonschema = pytest.importorskip("jsonschema")
+jsonschema = pytest.importorskip("jsonschema")      # xla.py TEST_REQUIREMENTS
 
 MANIFEST, _ = xla_manifest.load_manifest(ROOT)
 TOOLS = {t["name"]: t for t in MANIFEST["tools"]}
