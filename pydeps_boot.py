@@ -1,4 +1,5 @@
-"""Third-party libraries for the tools, installed on demand into ``tools/pydeps``.
+"""Third-party libraries for the tools, installed on demand into ``tools/pydeps`` (for an installed
+package or a read-only checkout the per-user ``~/.xla/pydeps``: ``manifest.pydeps_dir``).
 
 ``ensure("openpyxl")`` returns the imported module. When it is already there (the usual case, or an
 installer's offline ``pydeps/``) nothing touches the network. Otherwise it runs
@@ -23,10 +24,13 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from xlakit import progress  # noqa: E402
 from xlakit.lock import FileLock  # noqa: E402
+from xlakit.manifest import pydeps_dir  # noqa: E402
 
-PYDEPS = os.path.join(ROOT, "tools", "pydeps")
-LOCK_PATH = os.path.join(ROOT, "tools", ".pydeps.lock")
+PYDEPS = pydeps_dir(ROOT)
+DEPS_PARENT = os.path.dirname(PYDEPS)     # staging and the lock sit beside pydeps (same disk: os.replace)
+LOCK_PATH = os.path.join(DEPS_PARENT, ".pydeps.lock")
 INSTALL_TIMEOUT = 50
 
 # module name -> pip requirement. Ranges are the versions the tools are tested with.
@@ -76,7 +80,7 @@ def _try_import(module):
 
 
 def ensure(module, requirement=None):
-    """Import ``module``, installing it into tools/pydeps first if needed. Raises DependencyError."""
+    """Import ``module``, installing it into PYDEPS first if needed. Raises DependencyError."""
     _add_path()
     found = _try_import(module)
     if found is not None:
@@ -103,8 +107,11 @@ def install(requirements, timeout=INSTALL_TIMEOUT):
         if not missing:
             return
         _clean_stale_staging()
-        staging = os.path.join(ROOT, "tools", "pydeps.staging-%d" % os.getpid())
+        os.makedirs(DEPS_PARENT, exist_ok=True)
+        staging = os.path.join(DEPS_PARENT, "pydeps.staging-%d" % os.getpid())
         shutil.rmtree(staging, ignore_errors=True)
+        # One progress line (a download can take most of the time budget): clients show it.
+        progress.report(0, None, "正在安装第三方库 %s（只在第一次用到时下载）" % "、".join(missing))
         cmd = [sys.executable, "-m", "pip", "install", "--target", staging, "--disable-pip-version-check",
                "--no-input", "--no-warn-script-location", "--retries", "1", "--timeout", "15"] + missing
         env = dict(os.environ)
@@ -175,8 +182,8 @@ def _move_into_place(staging):
 
 
 def _clean_stale_staging():
-    folder = os.path.join(ROOT, "tools")
-    for name in os.listdir(folder):
+    folder = DEPS_PARENT
+    for name in (os.listdir(folder) if os.path.isdir(folder) else ()):
         if name.startswith("pydeps.staging-"):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
     if os.path.isdir(PYDEPS):

@@ -7,6 +7,7 @@
     python3 xla.py run NAME [JSON]       run a tool like the assistant (JSON from the argument or stdin)
                  [--save-images DIR] [--timeout S] [--env NAME=VALUE ...]
     python3 xla.py mcp [--root DIR]      serve every tool over MCP (stdio) for MCP clients
+                 [--config CLIENT]       print the JSON block for claude|cursor|cherry|vscode|cline
     python3 xla.py deps                  pre-install every third-party library into tools/pydeps
     python3 xla.py install ocr           install the OCR engine (~130 MB) ahead of the first scan
     python3 xla.py sync [--remote URL] [--dest DIR] [--force] [--verbose]
@@ -28,7 +29,7 @@ from xlakit import text as xla_text  # noqa: E402
 
 # Test-only: oracles and clients the tests compare against (never imported by a tool).
 TEST_REQUIREMENTS = ["pytest>=7", "pytest-xdist>=3", "vermin>=1.5", "fonttools>=4", "lunar_python==1.4.8",
-                     'mcp>=2.3,<3; python_version >= "3.10"', "python-docx>=1"]
+                     "jsonschema>=4", 'mcp>=2.3,<3; python_version >= "3.10"', "python-docx>=1"]
 
 USAGE = """xla-tools 命令行
 
@@ -38,6 +39,7 @@ USAGE = """xla-tools 命令行
     python3 xla.py run 工具名 [JSON]      像助手一样运行一个工具（JSON 也可从标准输入给）
                   [--save-images 目录] [--timeout 秒] [--env 名字=值 ...]
     python3 xla.py mcp                    作为 MCP 服务器（标准输入输出）提供全部工具
+                  [--config 客户端]       打印 claude/cursor/cherry/vscode/cline 要粘贴的配置
     python3 xla.py deps                   把全部第三方库预装到 tools/pydeps
     python3 xla.py install ocr            预装文字识别（OCR）引擎（下载约 130 MB），读扫描件和图片用
     python3 xla.py sync [--remote 地址] [--dest 目录] [--force] [--verbose]
@@ -120,7 +122,10 @@ def cmd_run(args):
     except ValueError as exc:
         _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
         return 2
-    result = xla_host.run_tool(name, params, timeout=timeout, extra_env=extra_env)
+    bar = _terminal_bar()
+    result = xla_host.run_tool(name, params, timeout=timeout, on_progress=bar, extra_env=extra_env)
+    if bar is not None:
+        bar.clear()                              # the bar's line, blanked before the answer
     answer = result.answer()
     if result.ok and result.cut:
         print(result.text)
@@ -131,6 +136,40 @@ def cmd_run(args):
         print("（结果带 %d 张图片%s）" % (len(result.images), "，已保存：" + "、".join(paths) if paths else
               "；加 --save-images 目录 可保存"), file=sys.stderr)
     return 0 if result.ok else 1
+
+
+class _TerminalBar:
+    """A one-line progress bar on stderr, redrawn in place with a carriage return and padded with
+    spaces (no escape codes: the Windows console shows those as text)."""
+
+    def __init__(self):
+        import shutil
+        self.columns = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+        self.drawn = False
+
+    def _write(self, text):
+        try:
+            sys.stderr.write("\r" + text + " " * max(0, self.columns - xla_text.width(text)) + "\r")
+            sys.stderr.flush()
+        except (OSError, ValueError, UnicodeError):
+            pass
+
+    def __call__(self, done, total, note):
+        from xlakit import progress
+        self._write(xla_text.fit_width(progress.bar_text(done, total, note), self.columns))
+        self.drawn = True
+
+    def clear(self):
+        if self.drawn:
+            self._write("")
+
+
+def _terminal_bar():
+    """The bar, only when stderr is a terminal (pipes and logs get nothing)."""
+    try:
+        return _TerminalBar() if sys.stderr.isatty() else None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def cmd_mcp(args):

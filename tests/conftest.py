@@ -128,6 +128,7 @@ def nobody_dir(prefix="xla-nobody-"):
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: over 30 s on a loaded machine (CI runs it; -m 'not slow' leaves it out)")
     config.addinivalue_line("markers", "quick: a representative first-check subset (python3 xla.py selftest -m quick)")
 
 

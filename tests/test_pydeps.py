@@ -34,7 +34,8 @@ def sandbox(tmp_path):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
     (root / "xlakit").mkdir()
-    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py"):
+    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py", "xlakit/manifest.py",
+                 "xlakit/progress.py"):
         shutil.copy(os.path.join(ROOT, name), str(root / name))
     return root
 
@@ -78,6 +79,7 @@ def test_unreachable_registry_names_the_manual_command(tmp_path):
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert "pip3 install --target" in res.stdout and str(root / "tools" / "pydeps") in res.stdout
     assert "自动安装" in res.stdout and "Traceback" not in res.stdout + res.stderr
+    assert '[xla-progress] {"done": 0, "total": null, "note": "正在安装第三方库 xlanothere>=1' in res.stderr
     assert not (root / "tools" / "pydeps" / "xlanothere").exists()
     assert [n for n in os.listdir(str(root / "tools")) if "staging" in n] == []
 

@@ -112,6 +112,8 @@ def _read_sheet(book, info, offset, limit, header_row, show, notes, path, entry)
         if offset <= count < offset + limit:
             raw.append((rownum, values))
         count += 1
+        if table is None and not count % 5000:         # (a Table reports its own rows)
+            rt.progress(rownum, None, "已读 %d 行" % rownum)
         if count >= offset + limit:
             if entry is not None:
                 break

@@ -22,10 +22,12 @@ import stat
 import unicodedata
 import urllib.parse
 
+from . import progress
 from .errors import InputError, ToolError, os_error
 from .text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
 
 IS_WINDOWS = os.name == "nt"
+PROGRESS_ENTRIES = 5000      # find_files reports progress every this many entries looked at
 
 # Directories a name search never descends into: version control, caches, package trees, recycle
 # bins. Compared after case folding.
@@ -340,6 +342,8 @@ def find_files(root, matcher, limit=50, type_=None, depth=6, skip_hidden=True, d
                         stats["incomplete"] = True
                         break
                     stats["scanned"] += 1
+                    if not stats["scanned"] % PROGRESS_ENTRIES:
+                        progress.report(stats["scanned"], None, "已查看 %d 个文件和文件夹" % stats["scanned"])
                     try:
                         st = entry.stat(follow_symlinks=False)
                     except OSError:

@@ -3,12 +3,14 @@ the tests and any later adapter share one code path.
 
 The contract it enforces (rules.md section 2):
 - ``python3 -X utf8 -u tools/<script>``, working directory ``tools/``, environment only ``PATH``,
-  ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (plus what Windows needs to start Python);
+  ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (``~/.xla/pydeps`` for an installed package:
+  ``manifest.pydeps_dir``; plus what Windows needs to start Python);
 - undeclared argument keys dropped, the rest type-checked against the manifest before spawning;
 - 60 s, then the whole process tree is killed; at most 2 runs at once across processes;
 - 1 MB cap on captured output (past it the child is killed and the result says so);
 - images are taken out of the result before stdout is cut at 20,000 characters; errors are cut at
-  2,000 characters; stderr is the error when the exit code is non-zero or stdout is empty;
+  2,000 characters; stderr is the error when the exit code is non-zero or stdout is empty
+  (without its progress lines, which are handed to ``on_progress`` as they arrive);
 - Ctrl+C kills the child tree (no orphans);
 - one JSON line per run appended to ``~/.xla/logs/``.
 """
@@ -24,11 +26,13 @@ import threading
 import time
 
 from . import manifest as xla_manifest
+from . import progress
 from .lock import FileLock
 from .paths import home_dir
 from .wire import CAPTURE_LIMIT, ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text
 
 TIMEOUT = 60
+PROGRESS_MARK = progress.PREFIX.encode("utf-8")
 MAX_PARALLEL = 2
 LOG_STRING_LIMIT = 200
 QUEUE_TIMEOUT = 300
@@ -72,7 +76,7 @@ def _home(home=None):
 def tool_env(root, home, extra_env=None):
     """The child's whole environment: nothing of the caller's leaks in except PATH."""
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home,
-           "PYTHONPATH": os.path.join(root, "tools", "pydeps")}
+           "PYTHONPATH": xla_manifest.pydeps_dir(root, home)}
     if os.name == "nt":  # pragma: no cover - Python cannot start on Windows without these
         for key in ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT", "USERPROFILE"):
             if key in os.environ:
@@ -115,11 +119,26 @@ def kill_tree(proc):
 
 
 class _Capture(threading.Thread):
-    """Reads one pipe into memory; shares a byte budget with its sibling so the sum stays capped."""
+    """Reads one pipe into memory; shares a byte budget with its sibling so the sum stays capped.
+    With ``on_progress`` (stderr only) each complete progress line is handed over as it arrives."""
 
-    def __init__(self, pipe, budget):
+    def __init__(self, pipe, budget, on_progress=None):
         super().__init__(daemon=True)
         self.pipe, self.budget, self.chunks = pipe, budget, []
+        self.on_progress, self._partial = on_progress, b""
+
+    def _lines(self, chunk):
+        data = self._partial + chunk
+        lines = data.split(b"\n")
+        self._partial = lines.pop()[-4096:]      # a progress line is short; never hoard a huge one
+        for raw in lines:
+            if raw.startswith(PROGRESS_MARK):
+                found = progress.parse(raw.decode("utf-8", "replace").rstrip("\r"))
+                if found is not None:
+                    try:
+                        self.on_progress(*found)
+                    except Exception:   # noqa: BLE001 - a display problem never fails the run
+                        pass
 
     def run(self):
         try:
@@ -127,6 +146,8 @@ class _Capture(threading.Thread):
                 chunk = self.pipe.read1(65536) if hasattr(self.pipe, "read1") else self.pipe.read(65536)
                 if not chunk:
                     break
+                if self.on_progress is not None:
+                    self._lines(chunk)
                 with self.budget["lock"]:
                     room = CAPTURE_LIMIT - self.budget["used"]
                     self.budget["used"] += len(chunk)
@@ -207,14 +228,14 @@ def _finish(result, stdout, stderr):
     elif result.output_capped:
         result.error = "工具输出超过 1MB，已被终止。这是工具的缺陷：它应当分页输出"
     elif result.exit_code != 0 or not body:
-        err = stderr.strip()
+        err = progress.strip(stderr).strip()          # progress lines never crowd out the error
         if not err and isinstance(parsed, dict):
             err = str(parsed.get("error") or "")
         result.error = err or "工具异常退出（退出码 %s），没有任何输出" % result.exit_code
     elif not isinstance(parsed, dict) or not isinstance(parsed.get("ok"), bool):
         result.error = "工具的输出不是带 ok 字段的 JSON 对象" + ("（输出超过 %d 字被截断）" % OUTPUT_LIMIT if result.cut else "")
     elif not parsed["ok"]:
-        result.error = str(parsed.get("error") or stderr.strip() or "工具失败，但没有给出原因")
+        result.error = str(parsed.get("error") or progress.strip(stderr).strip() or "工具失败，但没有给出原因")
     else:
         result.ok = True
     if result.error and len(result.error) > ERROR_LIMIT:
@@ -223,13 +244,16 @@ def _finish(result, stdout, stderr):
 
 
 def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIMEOUT, python=None,
-             max_parallel=MAX_PARALLEL, queue_timeout=QUEUE_TIMEOUT, log=True, raw_input=None, cancel=None):
+             max_parallel=MAX_PARALLEL, queue_timeout=QUEUE_TIMEOUT, log=True, raw_input=None, cancel=None,
+             on_progress=None):
     """Run tool ``name`` with ``args`` (a dict) like the assistant; returns a RunResult.
 
     ``raw_input`` (bytes/str) bypasses argument checking and is sent to stdin as is: tests use it to
     show that a script itself survives broken input. ``cancel`` (an optional ``threading.Event``)
     lets another thread stop the run: once set, a queued run gives up and a running child tree is
-    killed, and the result has ``cancelled`` set (the MCP server's ``notifications/cancelled``)."""
+    killed, and the result has ``cancelled`` set (the MCP server's ``notifications/cancelled``).
+    ``on_progress(done, total, note)`` is called from a reader thread for each progress line the
+    tool writes (:mod:`xlakit.progress`), with ``done`` only ever increasing."""
     root = os.path.abspath(root or xla_manifest.root_dir())
     home = _home(home)
     result = RunResult(name)
@@ -264,7 +288,7 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
     started = time.monotonic()
     try:
         _spawn(result, [python or python_command(), "-X", "utf8", "-u", script], os.path.join(root, "tools"),
-               tool_env(root, home, extra_env), stdin_bytes, timeout, cancel)
+               tool_env(root, home, extra_env), stdin_bytes, timeout, cancel, _increasing(on_progress))
     finally:
         slot.release()
         result.duration = time.monotonic() - started
@@ -273,7 +297,21 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
     return result
 
 
-def _spawn(result, cmd, cwd, env, stdin_bytes, timeout, cancel=None):
+def _increasing(on_progress):
+    """Pass on only reports that move forward (MCP: progress MUST increase)."""
+    if on_progress is None:
+        return None
+    last = [None]
+
+    def forward(done, total, note):
+        if last[0] is not None and done <= last[0]:
+            return
+        last[0] = done
+        on_progress(done, total, note)
+    return forward
+
+
+def _spawn(result, cmd, cwd, env, stdin_bytes, timeout, cancel=None, on_progress=None):
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, **group_kwargs())
@@ -281,7 +319,7 @@ def _spawn(result, cmd, cwd, env, stdin_bytes, timeout, cancel=None):
         result.error = "无法启动 Python（%s）：%s" % (cmd[0], exc)
         return result
     budget = {"lock": threading.Lock(), "used": 0, "over": False}
-    readers = [_Capture(proc.stdout, budget), _Capture(proc.stderr, budget)]
+    readers = [_Capture(proc.stdout, budget), _Capture(proc.stderr, budget, on_progress)]
     for reader in readers:
         reader.start()
 

@@ -49,6 +49,29 @@ def check_manifest(root=None):
     return load_manifest(root)[1]
 
 
+def installed_package(root=None):
+    """True when ``root`` is the ``xla_tools`` folder of a pip/pipx/uvx install (a
+    ``xla_tools-*.dist-info`` beside it), not a Git-synced checkout."""
+    import glob
+    root = os.path.abspath(root or root_dir())
+    return os.path.basename(root) == "xla_tools" and bool(glob.glob(os.path.join(
+        os.path.dirname(root), "xla_tools-*.dist-info")))
+
+
+def pydeps_dir(root=None, home=None):
+    """Where the tools' third-party libraries live: ``tools/pydeps`` in a checkout (and wherever it
+    already exists, e.g. an installer's offline copy). An installed package, or a checkout this
+    user cannot write, uses the per-user ``~/.xla/pydeps`` instead: site-packages may be
+    read-only (a system-wide pip install) or thrown away (a uvx/pipx cache), and on-demand
+    installs must still work without root. ``home`` is the HOME the tool runs with."""
+    root = os.path.abspath(root or root_dir())
+    local = os.path.join(root, TOOLS_DIR, "pydeps")
+    if os.path.isdir(local) or (not installed_package(root) and os.access(os.path.join(root, TOOLS_DIR), os.W_OK)):
+        return local
+    home = home or os.environ.get("HOME") or os.environ.get("USERPROFILE") or os.path.expanduser("~")
+    return os.path.join(home, ".xla", "pydeps")
+
+
 def script_path(tool, root=None):
     root = root or root_dir()
     return os.path.join(root, TOOLS_DIR, tool.get("script") or "%s.py" % tool.get("name"))

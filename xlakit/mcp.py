@@ -27,7 +27,11 @@ What it does, and why each part is there:
   tool's JSON answer is the text content; ``isError`` is set when ``ok`` is false (bad arguments
   included, so the model reads the Chinese message and can correct itself); the ``images`` of the
   images convention become MCP image content, so the client shows the chart. An unknown tool name
-  is a JSON-RPC error (invalid params).
+  is a JSON-RPC error (invalid params). From revision 2025-06-18 every tool also declares an
+  ``outputSchema`` (:mod:`xlakit.mcpschema`) and the answer object comes as ``structuredContent``
+  beside the text; older revisions get text only.
+- Progress: when a ``tools/call`` carries ``_meta.progressToken``, each progress line the tool
+  writes on stderr (:mod:`xlakit.progress`) becomes a ``notifications/progress`` with that token.
 - Robustness: every call runs in its own thread, so calls overlap; ``notifications/cancelled``
   sets the call's cancel event and the runner kills the child's whole process tree (no answer is
   sent for a cancelled request, as the spec asks). A malformed line gets a parse error or an
@@ -56,6 +60,7 @@ import traceback
 
 from . import host as xla_host
 from . import manifest as xla_manifest
+from . import mcpschema
 from .wire import json_text
 
 SERVER_NAME = "xla-tools"
@@ -64,6 +69,8 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")   #
 LATEST_VERSION = PROTOCOL_VERSIONS[0]
 ANNOTATIONS_SINCE = "2025-03-26"     # Tool.annotations first appear in this revision
 TITLE_SINCE = "2025-06-18"           # Implementation.title first appears in this revision
+STRUCTURED_SINCE = "2025-06-18"      # Tool.outputSchema and CallToolResult.structuredContent
+MESSAGE_SINCE = "2025-03-26"         # ProgressNotification.message
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -121,13 +128,21 @@ def result_message(msg_id, result):
 
 
 def server_version(root):
-    """The release tag a sync installed (``.xla-tag``), else ``dev`` for a working tree."""
+    """The release tag a sync installed (``.xla-tag``), the package version of a pip/uvx install,
+    else ``dev`` for a working tree."""
     try:
         with open(os.path.join(root, ".xla-tag"), "r", encoding="utf-8") as fh:
             tag = fh.read().strip()
         return tag or "dev"
     except OSError:
-        return "dev"
+        pass
+    if xla_manifest.installed_package(root):
+        try:
+            from importlib.metadata import version
+            return version("xla-tools")
+        except Exception:   # noqa: BLE001 - metadata unreadable: still serve
+            pass
+    return "dev"
 
 
 def describe_tool(tool, version=LATEST_VERSION):
@@ -137,11 +152,14 @@ def describe_tool(tool, version=LATEST_VERSION):
     notes = tool.get("annotations")
     if isinstance(notes, dict) and notes and _version_at_least(version, ANNOTATIONS_SINCE):
         out["annotations"] = notes
+    if _version_at_least(version, STRUCTURED_SINCE):
+        out["outputSchema"] = mcpschema.output_schema(tool["name"])
     return out
 
 
-def call_result(result):
-    """A host RunResult as an MCP CallToolResult: the JSON answer as text, images as image content."""
+def call_result(result, structured=False):
+    """A host RunResult as an MCP CallToolResult: the JSON answer as text, images as image content,
+    and with ``structured`` (revision 2025-06-18 on) the same answer object as structuredContent."""
     text = result.text if result.ok and result.text else json_text(result.answer())
     content = [{"type": "text", "text": text}]
     for image in result.images:
@@ -154,7 +172,10 @@ def call_result(result):
             continue                     # a client would fail on it; the text still says what happened
         mime = image.get("mime") or image.get("mimeType") or "image/png"
         content.append({"type": "image", "data": data, "mimeType": str(mime)})
-    return {"content": content, "isError": not result.ok}
+    out = {"content": content, "isError": not result.ok}
+    if structured:
+        out["structuredContent"] = result.answer()
+    return out
 
 
 class Server:
@@ -454,24 +475,47 @@ class Server:
         key = _id_key(msg_id)
         with self._state_lock:
             self._inflight[key] = event
-        thread = threading.Thread(target=self._call, args=(msg_id, key, name, args, event, reply),
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        token = token if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)) else None
+        thread = threading.Thread(target=self._call, args=(msg_id, key, name, args, event, reply, token),
                                   name="xla-mcp-call", daemon=True)
         with self._state_lock:
             self._threads.add(thread)
         thread.start()
 
-    def _call(self, msg_id, key, name, args, event, reply):
+    def _call(self, msg_id, key, name, args, event, reply, token=None):
         try:
-            self._run_and_reply(msg_id, key, name, args, event, reply)
+            self._run_and_reply(msg_id, key, name, args, event, reply, token)
         finally:        # only now: shutdown joins this thread, so its answer is written before exit
             with self._state_lock:
                 self._threads.discard(threading.current_thread())
 
-    def _run_and_reply(self, msg_id, key, name, args, event, reply):
+    def progress_sender(self, token, event):
+        """The host's on_progress for a call whose request carried ``_meta.progressToken``:
+        each progress line of the tool becomes one ``notifications/progress`` (none once the
+        call is cancelled)."""
+        if token is None:
+            return None
+        with_message = _version_at_least(self.version or LATEST_VERSION, MESSAGE_SINCE)
+
+        def send(done, total, note):
+            if event.is_set():
+                return
+            params = {"progressToken": token, "progress": done}
+            if total is not None:
+                params["total"] = total
+            if note and with_message:
+                params["message"] = note
+            self.notify("notifications/progress", params)
+        return send
+
+    def _run_and_reply(self, msg_id, key, name, args, event, reply, token=None):
         started = time.monotonic()
         try:
             result = xla_host.run_tool(name, args, root=self.root, home=self.home, timeout=self.timeout,
-                                       python=self.python, cancel=event)
+                                       python=self.python, cancel=event,
+                                       on_progress=self.progress_sender(token, event))
         except Exception:   # noqa: BLE001
             self.log("运行 %s 出错：%s" % (name, traceback.format_exc()))
             result = None
@@ -489,7 +533,8 @@ class Server:
             return
         self.log("%s %s（%.1f 秒）%s" % (name, "成功" if result.ok else "失败", took,
                                         "" if result.ok else "：" + (result.error or "")[:200]))
-        reply(result_message(msg_id, call_result(result)))
+        reply(result_message(msg_id, call_result(result, _version_at_least(self.version or LATEST_VERSION,
+                                                                           STRUCTURED_SINCE))))
 
     # -- main loop ------------------------------------------------------------------------------
 
@@ -555,14 +600,26 @@ class Server:
                 pass
 
 
-USAGE = """用法：python3 xla.py mcp [--root 目录] [--timeout 秒] [--poll 秒]
+USAGE = """用法：python3 xla.py mcp [--root 目录] [--timeout 秒] [--poll 秒] [--config 客户端]
 
 以 MCP（Model Context Protocol）服务器方式通过标准输入输出提供全部工具，供 Claude Desktop、
 Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消息，日志写到标准错误。
 
+    --config 客户端 打印该客户端要粘贴的 JSON 配置（claude、cursor、cherry、vscode、cline），
+                    命令是本解释器的绝对路径加 -X utf8 和本 xla.py 的绝对路径
     --root 目录     提供另一份工具箱（含 tools.json 的目录；默认是本程序所在的目录）
     --timeout 秒    单次调用的时限（默认 %d）
     --poll 秒       多久检查一次 tools.json 是否变化（默认 %s）""" % (xla_host.TIMEOUT, POLL_SECONDS)
+
+
+def print_config(client, root=None, extra_args=()):
+    """``--config CLIENT``: the JSON block on stdout, where to paste it on stderr."""
+    from . import mcpconfig
+    block = mcpconfig.config_block(client, root=root, extra_args=extra_args)
+    sys.stdout.write(json.dumps(block, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    print("把上面这段加到 %s" % mcpconfig.where(client), file=sys.stderr)
+    return 0
 
 
 class _Stop(Exception):
@@ -572,7 +629,8 @@ class _Stop(Exception):
 def main(argv=None):
     """Entry point of ``xla.py mcp``; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    options = {"root": None, "timeout": float(xla_host.TIMEOUT), "poll": POLL_SECONDS}
+    options = {"root": None, "timeout": float(xla_host.TIMEOUT), "poll": POLL_SECONDS, "config": None}
+    given = []                           # the serving options, repeated in a --config block
     it = iter(argv)
     for arg in it:
         if arg in ("-h", "--help"):
@@ -583,6 +641,14 @@ def main(argv=None):
         if key not in options or value is None:
             print("无法识别的参数：%s\n\n%s" % (arg, USAGE), file=sys.stderr)
             return 2
+        if key == "config":
+            from . import mcpconfig
+            if value not in mcpconfig.CLIENTS:
+                print("--config 只认识：%s（收到的是 %s）" % ("、".join(mcpconfig.CLIENTS), value), file=sys.stderr)
+                return 2
+            options["config"] = value
+            continue
+        given += [arg, os.path.abspath(value) if key == "root" else value]
         if key == "root":
             if not os.path.isfile(os.path.join(value, "tools.json")):
                 print("--root %s 下没有 tools.json" % value, file=sys.stderr)
@@ -596,6 +662,8 @@ def main(argv=None):
             except ValueError:
                 print("--%s 需要一个正数，收到的是 %s" % (key, value), file=sys.stderr)
                 return 2
+    if options["config"]:
+        return print_config(options["config"], options["root"], given)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr              # a stray print must never reach the protocol stream
     server = Server(root=options["root"], outfile=out, poll=options["poll"], timeout=options["timeout"])

@@ -27,6 +27,8 @@ from . import manifest as xla_manifest
 # not: a tool imports ``xlakit.paths`` / ``xlakit.files`` so every path and write rule has one home.
 from .errors import Deadline, FormatError, InputError, TimeUp, ToolError, os_error  # noqa: F401 - re-exported
 from .wire import ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text, text_size  # noqa: F401
+# rt.progress(done, total, note): one "[xla-progress] {...}" line on stderr (xlakit/progress.py).
+from .progress import report as progress  # noqa: F401 - re-exported
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

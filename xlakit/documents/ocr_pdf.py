@@ -13,6 +13,7 @@ How a page becomes a picture: a scanner's page is one image; pypdf hands it over
 resolution, which is the cheapest and sharpest source. Anything else (several images, vector
 drawings, JBIG2/CCITT images pypdf cannot decode) is rendered by pypdfium2 at 200 dpi.
 """
+from .. import progress
 from . import ocr
 from .base import FormatError
 
@@ -98,6 +99,7 @@ class PdfScan(object):
         else:
             blocks, confidence, note = self._blocks(page, "第 %d 页" % number, number)
         self.read_pages.append(number)
+        progress.report(number, getattr(self.out, "page_count", None), "文字识别（OCR）第 %d 页" % number)
         self.found += 0 if note else 1
         if note:
             self.out.para("〔%s〕" % note.replace("第 %d 页" % number, "本页"))

@@ -10,11 +10,13 @@ said plainly, with the page count, instead of an empty success, and the text lay
 An encrypted PDF is first opened with the empty password (many "protected" PDFs only restrict
 printing or copying); a real open password gives a clear error.
 """
+from .. import progress
 from .base import FormatError, Enough
 from .page_offsets import PageOffsets
 from .pdf_text import page_text
 
 NAME = "pdf"
+PROGRESS_PAGES = 20          # shorter PDFs read in a moment: no progress lines
 LABEL = "PDF 文件"
 
 SCANNED = ("这是扫描版（图片）PDF：共 %d 页，没有可提取的文字层，无法直接读出文字。"
@@ -156,6 +158,8 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
             deadline.check("读取 PDF（已读到第 %d 页，共 %d 页）" % (number, count))
+        if count >= PROGRESS_PAGES:
+            progress.report(number - 1, count, "读取 PDF 第 %d 页，共 %d 页" % (number, count))
         try:
             page = reader.pages[number - 1]
             text = page_text(page)      # pypdf's text, fake-bold copies dropped

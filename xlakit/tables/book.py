@@ -6,11 +6,14 @@ Books come from ``formats.open_book(path)`` (readers by content) or ``GridBook``
 rows, same duck type) for tests and tools that already hold a grid.
 """
 import difflib
+from .. import progress
 from ..errors import ToolError
 from .formats._base import SheetInfo
 from .header import HEADER_SCAN_ROWS, Column, HeaderInfo, _norm_name, _unique_names, detect_header
 from .values import TotalsDetector, col_letter, display_text, is_note_row, letter_index, range_ref
 
+PROGRESS_ROWS = 1000         # a progress report every this many rows (small tables report nothing),
+PROGRESS_ROWS_UNSIZED = 5000  # every this many when the reader cannot say how many rows come (csv)
 MAX_LISTED_COLUMNS = 40     # column names listed in an "unknown column" error
 
 # =============================================================================================
@@ -226,8 +229,14 @@ class Table(object):
         pending = sorted(self.merged_data) if fill_merged else []
         ptr, active = 0, []
         rows = self._chain()
+        total = None
         for rownum, values in rows:
             self.rows_seen += 1
+            if not self.rows_seen % PROGRESS_ROWS:
+                if total is None:
+                    total = self._row_total()
+                if total or not self.rows_seen % PROGRESS_ROWS_UNSIZED:
+                    progress.report(rownum, total or None, "已读 %d 行" % rownum)
             if pending:
                 while ptr < len(pending) and pending[ptr][0] <= rownum:
                     m = pending[ptr]
@@ -256,6 +265,14 @@ class Table(object):
                 self.note_rows.append(rownum)
                 continue
             yield rownum, values
+
+    def _row_total(self):
+        """The sheet's last row as the reader declares it (0 when it cannot say cheaply: csv)."""
+        try:
+            dims = self.book.dimensions(self.sheet_name)
+            return int(dims[0]) if dims and dims[0] else 0
+        except Exception:   # noqa: BLE001 - a total is a nicety; progress then counts without one
+            return 0
 
     def _chain(self):
         buffer, self._buffer = self._buffer, []
