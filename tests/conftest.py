@@ -81,6 +81,8 @@ def alive(pid):
 
 
 NOBODY = 65534
+# How many tools the manifest lists (tests compare listings against it, never a literal).
+TOOL_COUNT = len(__import__("json").load(open(os.path.join(ROOT, "tools.json"), encoding="utf-8"))["tools"])
 
 
 def as_nobody(func):

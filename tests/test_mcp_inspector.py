@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import CJK, ROOT
+from conftest import CJK, ROOT, TOOL_COUNT
 
 pytestmark = pytest.mark.slow          # the first install downloads ~150 MB of npm packages
 SPEC = "@modelcontextprotocol/inspector@0"
@@ -45,7 +45,7 @@ def cli(inspector, home, *method):
 
 def test_inspector_lists_and_calls(inspector, tmp_path):
     listed = cli(inspector, tmp_path, "--method", "tools/list")
-    assert len(listed["tools"]) == 27 and all("outputSchema" in t and "inputSchema" in t for t in listed["tools"])
+    assert len(listed["tools"]) == TOOL_COUNT and all("outputSchema" in t and "inputSchema" in t for t in listed["tools"])
     got = cli(inspector, tmp_path, "--method", "tools/call", "--tool-name", "probe_table", "--tool-arg", "path=" + SAMPLE)
     assert not got.get("isError") and got["structuredContent"]["ok"] is True
     assert [c["name"] for c in got["structuredContent"]["columns"]] == ["日期", "部门", "类别", "摘要", "金额", "经办人"]

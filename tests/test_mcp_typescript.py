@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import CJK, ROOT
+from conftest import CJK, ROOT, TOOL_COUNT
 
 SDK_SPEC = "@modelcontextprotocol/sdk@1"
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "xla-tools-tests", "mcp-ts-sdk")
@@ -53,7 +53,7 @@ def test_typescript_sdk_client(sdk_dir, tmp_path):
     got = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
     assert "fatal" not in got, got.get("fatal")
     assert got["server"]["name"] == "xla-tools"
-    assert len(got["tools"]) == 27 and got["with_output_schema"] == 27
+    assert len(got["tools"]) == TOOL_COUNT and got["with_output_schema"] == TOOL_COUNT
     assert got["probe"] == {"isError": False, "ok": True, "columns": ["日期", "部门", "类别", "摘要", "金额", "经办人"]}
     images = [c for c in got["chart"] if c["type"] == "image"]
     assert len(images) == 1 and images[0]["mimeType"] == "image/png" and images[0]["bytes"] > 500

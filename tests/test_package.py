@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, as_nobody, nobody_dir
+from conftest import ROOT, TOOL_COUNT, as_nobody, nobody_dir
 from xlakit import manifest as xla_manifest
 
 pytestmark = pytest.mark.slow          # a wheel build (isolated backend install) and a venv: 20-50 s
@@ -110,7 +110,7 @@ def check_smoke(answers, stderr):
     assert answers[1]["result"]["serverInfo"]["version"] == VERSION     # the package version, from the v* tag
     names = [t["name"] for t in answers[2]["result"]["tools"]]
     data, _ = xla_manifest.load_manifest(ROOT)
-    assert len(names) == 27 and names == [t["name"] for t in data["tools"]]
+    assert len(names) == TOOL_COUNT and names == [t["name"] for t in data["tools"]]
     call = answers[3]["result"]
     assert call["isError"] is False, call
     answer = json.loads(call["content"][0]["text"])
@@ -131,7 +131,7 @@ def test_wheel_ships_the_checkout_layout(installed):
 def test_console_script_lists_and_serves_from_the_package(installed, tmp_path):
     out = subprocess.run([installed["script"], "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)}, timeout=60)
-    assert out.returncode == 0 and "共 27 个工具" in out.stdout.decode("utf-8"), out.stderr
+    assert out.returncode == 0 and "共 %d 个工具" % TOOL_COUNT in out.stdout.decode("utf-8"), out.stderr
     root = package_root(installed)
     assert root.startswith(str(installed["venv"])) and xla_manifest.installed_package(root)
     check_smoke(*mcp_session(installed["script"], tmp_path, SMOKE))
@@ -192,7 +192,7 @@ def test_unprivileged_user_gets_a_per_user_pydeps(installed):
 
 def test_python_sdk_client_against_the_installed_wheel(installed, tmp_path):
     """The official Python SDK (test-only; skipped where it is not installed) talks to the
-    console script: 27 tools, and a structured answer it validates against the outputSchema."""
+    console script: every tool, and a structured answer it validates against the outputSchema."""
     anyio = pytest.importorskip("anyio")
     mcp = pytest.importorskip("mcp")
     from mcp.client.stdio import stdio_client
@@ -210,5 +210,5 @@ def test_python_sdk_client_against_the_installed_wheel(installed, tmp_path):
                     return ([t["name"] for t in tools], sum(1 for t in tools if t.get("outputSchema")),
                             result["isError"], result["structuredContent"])
     names, with_schema, is_error, structured = anyio.run(main)
-    assert len(names) == 27 and with_schema == 27
+    assert len(names) == TOOL_COUNT and with_schema == TOOL_COUNT
     assert is_error is False and structured["ok"] is True and structured["lunar_day_cn"] == "初一"
