@@ -40,6 +40,19 @@ def _folder(config):
     return os.path.join(tempfile.gettempdir(), "xla-faults-%s" % worker.get("testrunuid", "solo"))
 
 
+@pytest.fixture(scope="session")
+def disk():
+    """``space`` (the private tmpfs) where this machine can mount one. As root on Linux (CI) it
+    must: a failure to mount there fails the test instead of skipping it."""
+    from . import space
+    why_not = space.available()
+    if why_not:
+        if os.name == "posix" and os.geteuid() == 0:
+            pytest.fail("no private tmpfs although running as root: %s" % why_not)
+        pytest.skip(why_not)
+    return space
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.path).startswith(HERE + os.sep):

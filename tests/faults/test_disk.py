@@ -27,8 +27,6 @@ import shutil
 
 import pytest
 
-from conftest import CJK, as_nobody, nobody_dir
-
 from . import harness, samples, space, tally
 
 PAGE = space.PAGE
@@ -80,24 +78,12 @@ SCENARIOS = {
 }
 
 _BYTES = {}
-_WHY_NOT = []
 
 
 def _files_before(sid):
     if sid not in _BYTES:
         _BYTES[sid] = {name: make() for name, make in SCENARIOS[sid][3].items()}
     return _BYTES[sid]
-
-
-@pytest.fixture(scope="module")
-def disk():
-    if not _WHY_NOT:
-        _WHY_NOT.append(space.available())
-    if _WHY_NOT[0]:
-        if os.name == "posix" and os.geteuid() == 0:
-            pytest.fail("no private tmpfs although running as root: %s" % _WHY_NOT[0])
-        pytest.skip(_WHY_NOT[0])     # CI runs as root on Linux: never skipped there
-    return space
 
 
 def _reset(mount, sid, files):

@@ -9,13 +9,14 @@ answers a Chinese refusal naming the cause (只读 / 没有权限), exits non-ze
 (every byte on both disks compared) and leaves no temp file.
 """
 import os
+import shutil
 
 import pytest
 
 from conftest import CJK, NOBODY, as_nobody, nobody_dir
 
 from . import harness, samples, space, tally
-from .test_disk import SCENARIOS, _answer, _files_before, _paths, _reset, disk  # noqa: F401 - the fixture
+from .test_disk import SCENARIOS, _answer, _files_before, _paths, _reset
 
 IN_HOME = {"draw_chart", "delete_file"}      # their targets live in ~/.xla/workspace
 
@@ -90,7 +91,6 @@ def test_folder_without_write_permission_as_nobody():
             for p in (home, work):
                 if p.exists():
                     os.chmod(str(p), 0o755)
-            import shutil
             shutil.rmtree(str(home), ignore_errors=True)
             shutil.rmtree(str(work), ignore_errors=True)
             home.mkdir()
@@ -110,7 +110,6 @@ def test_folder_without_write_permission_as_nobody():
     try:
         got = as_nobody(child)
     finally:
-        import shutil
         shutil.rmtree(str(base), ignore_errors=True)
     assert "child_error" not in got, got
     failures = []
