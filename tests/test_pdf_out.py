@@ -85,9 +85,6 @@ def test_convert_document_docx_and_chart_workbook(run, home, tmp_path):
     data = ok(run("convert_document", {"path": "说明.docx"}))
     assert data["path"] == workspace(home, "说明.pdf") and data["pages"] == 1
     assert "第一段" in pages(data["path"])[0]
-    # the same name again: a new file beside it, the first PDF untouched
-    second = ok(run("convert_document", {"path": "说明.docx"}))
-    assert second["path"] == workspace(home, "说明_2.pdf")
 
     book = tmp_path / "收支.xlsx"
     ok(run("write_spreadsheet", {"path": str(book), "rows": [["月份", "收入"], ["1月", 100], ["2月", 160]],
