@@ -5,11 +5,12 @@ checked on its pages (pdftotext text, pdfimages for the picture)."""
 import os
 import shutil
 import subprocess
+import time
 
 import openpyxl
 import pytest
 
-from conftest import ok, fail
+from conftest import alive, ok, fail
 
 HAS_LO = bool(shutil.which("soffice")) and bool(shutil.which("pdftotext")) and bool(shutil.which("pdfimages"))
 needs_lo = pytest.mark.skipif(not HAS_LO, reason="LibreOffice (soffice) and poppler-utils are not installed: "
@@ -84,9 +85,6 @@ def test_convert_document_docx_and_chart_workbook(run, home, tmp_path):
     data = ok(run("convert_document", {"path": "说明.docx"}))
     assert data["path"] == workspace(home, "说明.pdf") and data["pages"] == 1
     assert "第一段" in pages(data["path"])[0]
-    # the same name again: a new file beside it, the first PDF untouched
-    second = ok(run("convert_document", {"path": "说明.docx"}))
-    assert second["path"] == workspace(home, "说明_2.pdf")
 
     book = tmp_path / "收支.xlsx"
     ok(run("write_spreadsheet", {"path": str(book), "rows": [["月份", "收入"], ["1月", 100], ["2月", 160]],
@@ -132,3 +130,29 @@ def test_whole_chain_calc_chart_report_pdf(run, home, tmp_path):
     assert "第1页共2页" in first and "第2页共2页" in got[1].replace(" ", "") and "控制行政开支" in got[1]
     pics = images(report["path"])
     assert len(pics) == 1 and pics[0][0] == 1 and pics[0][1] >= 600        # the PNG, on page 1, full size
+
+
+def _fake_soffice(folder, body):
+    """A stand-in soffice (a shell script): what the conversion does when LibreOffice hangs or fails."""
+    script = folder / "soffice"
+    script.write_text("#!/bin/sh\n" + body, encoding="utf-8")
+    os.chmod(str(script), 0o755)
+    return str(script)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in soffice is a shell script")
+def test_a_hanging_or_failing_libreoffice_is_stopped_and_explained(run, home, tmp_path):
+    src = tmp_path / "说明.docx"
+    ok(run("write_document", {"path": str(src), "text": "# 说明"}))
+    hang = _fake_soffice(tmp_path, 'sleep 60 &\necho $! > "$(dirname "$0")/child.pid"\nwait\n')
+    error = fail(run("convert_document", {"path": str(src)}, extra_env={"XLA_SOFFICE": hang, "XLA_DEADLINE": "10"}))
+    assert "超过" in error and "已停止" in error and "另存为 PDF" in error
+    child = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(child)              # the whole process group went, not only the script
+    broken = _fake_soffice(tmp_path, "echo 'Error: source file could not be loaded' >&2\nexit 1\n")
+    error = fail(run("write_document", {"path": "坏.pdf", "text": "正文"}, extra_env={"XLA_SOFFICE": broken}))
+    assert "没能把" in error and "could not be loaded" in error
+    assert not os.path.isdir(workspace(home)) or [n for n in os.listdir(workspace(home)) if n.endswith(".pdf")] == []

@@ -298,5 +298,8 @@ def copy_raw(src, zi, zout):
 
 
 def prefix_for(text, ns):
-    m = re.search(r'xmlns:(\w+)="%s"' % re.escape(ns), text)
+    """The prefix the ROOT element binds to ``ns`` (None if it binds none): a declaration on some
+    child (openpyxl with lxml puts ``xmlns:r`` on every ``<sheet>``) is out of scope elsewhere."""
+    root = re.search(r"<(?![?!])[^>]*>", text)
+    m = re.search(r'xmlns:(\w+)=["\']%s["\']' % re.escape(ns), root.group(0)) if root else None
     return m.group(1) if m else None
