@@ -42,7 +42,8 @@ def venv_python():
 def installed(tmp_path_factory):
     """(venv folder, console script) of a fresh venv with the built wheel, readable by user 65534."""
     base = nobody_dir("xla-pkg-")
-    os.chown(str(base), 0, 0) if os.geteuid() == 0 else None      # root's: that user may read, not write
+    if os.geteuid() == 0:
+        os.chown(str(base), 0, 0)                  # root's: user 65534 may read it, not write it
     src = base / "src"
     shutil.copytree(ROOT, str(src), ignore=_copy_ignore)
     dist = base / "dist"
