@@ -23,15 +23,40 @@ def home(tmp_path):
     return path
 
 
+_VALIDATORS = {}
+
+
+def check_output_schema(result):
+    """Every answer a test sees also matches its tool's MCP outputSchema (xlakit/mcpschema.py),
+    so the schemas MCP clients validate against stay true to what the tools return. Needs the
+    test-only jsonschema (xla.py TEST_REQUIREMENTS); without it nothing is checked."""
+    if result.tool not in _VALIDATORS:
+        try:
+            import jsonschema
+            from xlakit import mcpschema
+            schema = mcpschema.output_schema(result.tool)
+            _VALIDATORS[result.tool] = jsonschema.validators.validator_for(schema)(schema)
+        except ImportError:
+            _VALIDATORS[result.tool] = None
+    validator = _VALIDATORS[result.tool]
+    if validator is not None:
+        errors = sorted(validator.iter_errors(result.answer()), key=str)
+        assert not errors, "%s: the answer does not match its outputSchema (xlakit/mcpschema.py): %s" % (
+            result.tool, errors[0].message[:500])
+    return result
+
+
 @pytest.fixture
 def run(home):
-    """``run("calc_table", {...})`` -> xla_host.RunResult, spawned as the assistant does."""
+    """``run("calc_table", {...})`` -> xla_host.RunResult, spawned as the assistant does; the
+    answer is checked against the tool's outputSchema on the way."""
     def _run(name, args=None, **kwargs):
         kwargs.setdefault("home", str(home))
         reader = os.environ.get("XLA_XLSX_READER")
         if reader:   # test_reader_paths.py reruns the table tests on the openpyxl path
             kwargs["extra_env"] = dict({"XLA_XLSX_READER": reader}, **(kwargs.get("extra_env") or {}))
-        return xla_host.run_tool(name, args, **kwargs)
+        result = xla_host.run_tool(name, args, **kwargs)
+        return check_output_schema(result) if kwargs.get("root") in (None, ROOT) else result
     return _run
 
 

@@ -20,6 +20,11 @@ SAMPLE = os.path.join(ROOT, "examples", "示例台账.xlsx")
 
 @pytest.fixture(scope="module")
 def inspector():
+    return ensure_inspector()
+
+
+def ensure_inspector():
+    """The CLI's path (installed on first use); skips the test when npm cannot."""
     if not shutil.which("node") or not shutil.which("npm"):
         pytest.skip("node/npm not installed")
     cli = os.path.join(CACHE, "node_modules", ".bin", "mcp-inspector")
@@ -35,8 +40,9 @@ def inspector():
     return cli
 
 
-def cli(inspector, home, *method):
-    cmd = [inspector, "--cli", sys.executable, "-X", "utf8", os.path.join(ROOT, "xla.py"), "mcp"] + list(method)
+def cli(inspector, home, *method, server=None):
+    server = server or [sys.executable, "-X", "utf8", os.path.join(ROOT, "xla.py"), "mcp"]
+    cmd = [inspector, "--cli"] + server + list(method)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180,
                           env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)})
     assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
@@ -44,11 +50,17 @@ def cli(inspector, home, *method):
 
 
 def test_inspector_lists_and_calls(inspector, tmp_path):
-    listed = cli(inspector, tmp_path, "--method", "tools/list")
+    check(inspector, tmp_path)
+
+
+def check(inspector, home, server=None):
+    """tools/list and two tools/call through the Inspector CLI, against ``server`` (a command)."""
+    listed = cli(inspector, home, "--method", "tools/list", server=server)
     assert len(listed["tools"]) == TOOL_COUNT and all("outputSchema" in t and "inputSchema" in t for t in listed["tools"])
-    got = cli(inspector, tmp_path, "--method", "tools/call", "--tool-name", "probe_table", "--tool-arg", "path=" + SAMPLE)
+    got = cli(inspector, home, "--method", "tools/call", "--tool-name", "probe_table", "--tool-arg", "path=" + SAMPLE,
+              server=server)
     assert not got.get("isError") and got["structuredContent"]["ok"] is True
     assert [c["name"] for c in got["structuredContent"]["columns"]] == ["日期", "部门", "类别", "摘要", "金额", "经办人"]
     assert json.loads(got["content"][0]["text"]) == got["structuredContent"]
-    bad = cli(inspector, tmp_path, "--method", "tools/call", "--tool-name", "probe_table")
+    bad = cli(inspector, home, "--method", "tools/call", "--tool-name", "probe_table", server=server)
     assert bad["isError"] is True and CJK.search(bad["structuredContent"]["error"])

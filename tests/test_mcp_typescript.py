@@ -24,6 +24,11 @@ SAMPLE = os.path.join(ROOT, "examples", "示例台账.xlsx")
 
 @pytest.fixture(scope="module")
 def sdk_dir():
+    return ensure_sdk()
+
+
+def ensure_sdk():
+    """The SDK's install folder (installed on first use); skips the test when npm cannot."""
     if not shutil.which("node") or not shutil.which("npm"):
         pytest.skip("node/npm not installed")
     marker = os.path.join(CACHE, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
@@ -40,6 +45,11 @@ def sdk_dir():
 
 
 def test_typescript_sdk_client(sdk_dir, tmp_path):
+    drive(sdk_dir, tmp_path, sys.executable, os.path.join(ROOT, "xla.py"))
+
+
+def drive(sdk_dir, tmp_path, python, xla):
+    """Run tests/mcp_ts_client.cjs against ``python -X utf8 xla mcp`` and check what it saw."""
     home = tmp_path / "home"
     home.mkdir()
     big = tmp_path / "大表.csv"
@@ -48,8 +58,7 @@ def test_typescript_sdk_client(sdk_dir, tmp_path):
         for i in range(60000):
             fh.write("部门%d,%d.5\n" % (i % 7, i % 100))
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home)}
-    proc = subprocess.run(["node", SCRIPT, sdk_dir, sys.executable, os.path.join(ROOT, "xla.py"), str(home), SAMPLE,
-                           str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=300)
+    proc = subprocess.run(["node", SCRIPT, sdk_dir, python, xla, str(home), SAMPLE, str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=300)
     got = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
     assert "fatal" not in got, got.get("fatal")
     assert got["server"]["name"] == "xla-tools"

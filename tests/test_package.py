@@ -42,7 +42,8 @@ def venv_python():
 def installed(tmp_path_factory):
     """(venv folder, console script) of a fresh venv with the built wheel, readable by user 65534."""
     base = nobody_dir("xla-pkg-")
-    os.chown(str(base), 0, 0) if os.geteuid() == 0 else None      # root's: that user may read, not write
+    if os.geteuid() == 0:
+        os.chown(str(base), 0, 0)                  # root's: user 65534 may read it, not write it
     src = base / "src"
     shutil.copytree(ROOT, str(src), ignore=_copy_ignore)
     dist = base / "dist"
@@ -212,3 +213,17 @@ def test_python_sdk_client_against_the_installed_wheel(installed, tmp_path):
     names, with_schema, is_error, structured = anyio.run(main)
     assert len(names) == TOOL_COUNT and with_schema == TOOL_COUNT
     assert is_error is False and structured["ok"] is True and structured["lunar_day_cn"] == "初一"
+
+
+def test_typescript_sdk_and_inspector_against_the_installed_wheel(installed, tmp_path):
+    """The clients nobody here wrote, on the package: the TypeScript SDK's stdio client starts
+    the venv's interpreter on the package's xla.py, the Inspector CLI the console script."""
+    import test_mcp_inspector
+    import test_mcp_typescript
+    root = package_root(installed)
+    (tmp_path / "ts").mkdir()
+    test_mcp_typescript.drive(test_mcp_typescript.ensure_sdk(), tmp_path / "ts", installed["python"],
+                              os.path.join(root, "xla.py"))
+    (tmp_path / "inspector").mkdir()
+    test_mcp_inspector.check(test_mcp_inspector.ensure_inspector(), tmp_path / "inspector",
+                             server=[installed["script"], "mcp"])

@@ -151,3 +151,20 @@ def test_ocr_pages_report_progress(home):
     result, seen = collect("read_document", {"path": os.path.join(FIXTURES, "ocr", "scan.pdf")}, home)
     assert ok(result)
     assert seen and all("文字识别" in n for _d, _t, n in seen) and increasing(seen)
+
+
+def test_xlsx_rows_report_against_the_declared_size(tmp_path, home):
+    """An xlsx says how many rows it has (its dimension): lines come in 5 % steps up to 100 %."""
+    import pydeps_boot
+    openpyxl = pydeps_boot.ensure("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["部门", "金额"])
+    for i in range(20000):
+        sheet.append(["部门%d" % (i % 7), i % 100 + 0.5])
+    path = str(tmp_path / "大表.xlsx")
+    book.save(path)
+    result, seen = collect("calc_table", {"path": path, "group_by": ["部门"]}, home)
+    assert ok(result)["rows_used"] == 20000
+    assert 15 <= len(seen) <= 21 and increasing(seen) and all(t == 20001 for _d, t, _n in seen)
+    assert seen[-1][0] == 20001

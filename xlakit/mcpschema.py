@@ -129,7 +129,8 @@ FIELDS = {
     "write_spreadsheet": {"action": "string", "backup": "string", "columns": "number", "delimiter": "string",
         "encoding": "string", "format": "string", "header_skipped": "boolean", "message": "string", "mode": "string",
         "path": "string", "position": "string", "rows_written": "number", "sheet": "string", "sheets": "array",
-        "start_row": "number", "total_rows": "number", "would_lose": "array"},
+        "start_row": "number", "total_rows": "number", "totals_moved": "object", "totals_updated": "array",
+        "would_lose": "array"},
     "write_text": {"action": "string", "backup": "string", "bytes": "number", "chars_written": "number",
         "encoding": "string", "message": "string", "mode": "string", "path": "string", "total_chars": "number"},
 }
