@@ -14,14 +14,13 @@ import tempfile
 import threading
 import time
 
-from . import paths
+from . import manifest, paths
 from .errors import ToolError
 from .host import group_kwargs, kill_tree
 from xlaguard.seccomp import FILE_SIZE_LIMIT, MEMORY_LIMIT   # the limits the guard sets (stdlib-only module)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUARD = os.path.join(ROOT, "xla_guard.py")
-PYDEPS = os.path.join(ROOT, "tools", "pydeps")
 MARK = b"@@XLA_GUARD@@"
 SEP = "\x1f"
 
@@ -246,7 +245,8 @@ def run(script, args, timeout):
         cmd += ["--report-fd", str(rep_w)]
         extra["pass_fds"] = (rep_w,)
         _not_dumpable()
-    cmd += ["--nonce-stdin", "--path", PYDEPS, "--", script] + list(args)
+    # the tools' libraries wherever they live (tools/pydeps, or ~/.xla/pydeps for an installed package)
+    cmd += ["--nonce-stdin", "--path", manifest.pydeps_dir(ROOT), "--", script] + list(args)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, cwd=os.path.dirname(script), env=dict(os.environ), stdin=subprocess.PIPE,
