@@ -124,6 +124,18 @@ def is_container_damage(exc):
     return "corruption" in text.lower() or "size exceeds expected" in text or "CompDocError" in type(exc).__name__
 
 
+def container_damage_text(exc):
+    """What xlrd's container error means, in Chinese."""
+    text = str(exc)
+    if "size exceeds expected" in text:
+        return "数据流比目录里记录的长度更长"
+    if "MSAT" in text:
+        return "扇区分配表损坏"
+    if "corruption" in text.lower():
+        return "目录里的扇区链互相重叠"
+    return "目录结构损坏"
+
+
 def workbook_stream(path):
     """The raw BIFF Workbook (or Book) stream as olefile reads it, or None."""
     import pydeps_boot
@@ -192,7 +204,7 @@ def better_encoding(book, limit=4000):
     if _codec(best) == _codec(used) or top <= current + 0.25:
         return None
     if book.codepage is None:
-        why = "文件里没有记录文字编码（CODEPAGE）"
+        why = "文件里没有记录文字用的编码"
     else:
         why = "文件记录的编码是 %s，但按它读出的文字不成文" % xtext.label(_codec(used))
     return best, "%s，按内容判断是 %s，已按它读取" % (why, xtext.label(best))
