@@ -112,6 +112,9 @@ def install(xlrd):
     """Wrap xlrd's shared-string, comment and defined-name parsers (once per process)."""
     import xlrd.book
     import xlrd.sheet
+    if not all(hasattr(m, a) for m, a in ((xlrd.book, "unpack_SST_table"), (xlrd.book, "evaluate_name_formula"),
+                                           (xlrd.sheet.Sheet, "handle_note"))):
+        return                  # another xlrd than the pinned 2.0.x: read as xlrd does, unrepaired
     if not getattr(xlrd.book.unpack_SST_table, "xla_tolerant", False):
         xlrd.book.unpack_SST_table = _tolerant_sst(xlrd.book.unpack_SST_table)
     if not getattr(xlrd.book.evaluate_name_formula, "xla_tolerant", False):
