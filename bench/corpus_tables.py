@@ -4,7 +4,8 @@
 
 FOLDER holds spreadsheets from a public corpus (for example the ``tests/`` folder of calamine,
 xlrd or SheetJS ``test_files``, brought here with the search tool's fetch), or the committed
-fixtures (``tests/fixtures/xlsb``, ``tests/fixtures/xls_old``). At the end it prints, per format
+fixtures (``tests/fixtures/xlsb``, ``tests/fixtures/xls_old``; old xls files count as ``xls2-4``
+and ``xls5``). At the end it prints, per format
 by content, how many files agree cell for cell with calamine, disagree, fail only with us
 (we-fail), fail only with calamine (peer-fails) or with both. For each file it prints what our
 reader made of it (ok with its sheets and cells, or the Chinese error) and what python-calamine
@@ -114,10 +115,11 @@ def compare(a, b):
 
 def main(folders):
     files = []
+    folders = [os.path.abspath(f) for f in folders]     # the tool runs in tools/: relative paths would miss
     for folder in folders:
         for base, _dirs, names in os.walk(folder):
             files += [os.path.join(base, n) for n in sorted(names) if n.lower().endswith(EXTS)]
-    totals = {"files": 0, "ours_ok": 0, "cal_ok": 0, "agree": 0, "contract_ok": 0}
+    totals = {"files": 0, "ours_ok": 0, "cal_ok": 0, "agree": 0, "contract_ok": 0, "warned": 0}
     # per format: agree / disagree (both read it, cells differ) / we-fail (calamine reads it, we do
     # not) / peer-fails (we read it, calamine does not) / both-fail
     scores = {}
@@ -163,10 +165,13 @@ def main(folders):
         contract = (not res.timed_out and "Traceback" not in res.stdout + res.stderr and
                     len(res.stdout) <= 20000 and isinstance(res.data, dict))
         totals["contract_ok"] += contract
+        if a is not None and isinstance(res.data, dict) and res.data.get("warnings"):
+            totals["warned"] += 1
         print("%-48s ours: %-34s calamine: %-10s %s%s" % (name[:48], ours_txt[:34], cal_txt[:10], verdict[:160],
                                                            "" if contract else "  CONTRACT BROKEN: " + res.stderr[-200:]))
     print("\n%(files)d files: our reader read %(ours_ok)d, calamine %(cal_ok)d; cell-for-cell agreement on "
-          "%(agree)d; tool contract held on %(contract_ok)d" % totals)
+          "%(agree)d; tool contract held on %(contract_ok)d; answers with warnings (damage recovered, "
+          "code page guessed…) %(warned)d" % totals)
     print("\n%-8s %6s " % ("format", "files") + " ".join("%10s" % k for k in SCORE_KEYS) + "   (beside calamine)")
     for fmt in sorted(scores):
         sc = scores[fmt]
@@ -177,11 +182,24 @@ SCORE_KEYS = ("agree", "disagree", "we-fail", "peer-fails", "both-fail")
 
 
 def fmt_of(path):
-    """The format by content where we can tell it (a renamed file counts as what it is)."""
+    """The format by content where we can tell it (a renamed file counts as what it is); old xls
+    files get their own rows: ``xls2-4`` (Excel 2.x-4.0, no OLE) and ``xls5`` (Excel 5.0/95)."""
     try:
-        return tf.sniff(path)
+        kind = tf.sniff(path)
     except Exception:  # noqa: BLE001 - unreadable: by its suffix
         return os.path.splitext(path)[1].lower().lstrip(".") or "?"
+    if kind == "xls":
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        if head[:4] in (b"\x09\x04\x06\x00", b"\x09\x02\x06\x00", b"\x09\x00\x04\x00"):
+            return "xls2-4"
+        try:
+            import xlrd
+            if xlrd.open_workbook(path, on_demand=True, logfile=open(os.devnull, "w")).biff_version < 80:
+                return "xls5"
+        except Exception:  # noqa: BLE001 - damaged: counted as xls
+            pass
+    return kind
 
 
 if __name__ == "__main__":

@@ -77,6 +77,8 @@ def _calls(f, out):
     calls = [
         ("read_spreadsheet", {"path": x}), ("read_spreadsheet", {"path": gbk, "limit": 3}),
         ("read_spreadsheet", {"path": html, "sheet": "不存在"}), ("read_spreadsheet", {"path": o("没有.xlsx")}),
+        ("read_spreadsheet", {"path": os.path.join(ROOT, "tests", "fixtures", "xls_old", "biff2_cp1251_no_codepage.xls")}),
+        ("read_spreadsheet", {"path": os.path.join(ROOT, "tests", "fixtures", "xls_old", "45290.xls")}),
         ("probe_table", {"path": x}), ("probe_table", {"path": gbk}), ("probe_table", {"path": small}),
         ("probe_table", {"path": xls, "sample": 50}),
         ("calc_table", {"path": x, "group_by": ["部门"], "metrics": [{"column": "金额", "func": "sum"},

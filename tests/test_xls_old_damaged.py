@@ -37,7 +37,7 @@ def test_biff2_to_biff4_worksheets_are_read(run):
 
 
 @pytest.mark.parametrize("name,first,warned", [
-    ("biff2_cp1251_no_codepage.xls", "Универсальный", "CODEPAGE"),
+    ("biff2_cp1251_no_codepage.xls", "Универсальный", "没有记录文字用的编码"),
     ("biff2_cp1251_says_1252.xls", "Универсальный", "Windows-1252"),
     ("biff2_gbk_no_codepage.xls", "销售部", "GBK"),
     ("biff2_cp1252_no_codepage.xls", "Äpfel grün", None),
@@ -88,6 +88,8 @@ def test_shared_string_count_wrong_or_zero(run, tmp_path, count):
 def test_damaged_comment_and_container_are_recovered_with_a_warning(run):
     data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "47251_1.xls")}))
     assert len(_rows(data)) > 3 and "批注" in _warnings(data)
+    data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "41139.xls")}))
+    assert _rows(data)[0] == [None, None, "TTTTTTT"] and "Print_Titles" in _warnings(data)
     data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "45290.xls")}))
     assert _rows(data)[0][:3] == ["Auction Date", "Type", "County"] and len(_rows(data)) == 46
     assert "OLE 容器有损坏" in _warnings(data)

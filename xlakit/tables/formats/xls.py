@@ -97,7 +97,7 @@ class XlsBook(BaseBook):
                     self._source = {"filename": self.path}
                     continue
                 self.warn("这个 xls 文件的 OLE 容器有损坏（%s），已%s读出内容；请核对结果，最好用 Excel/WPS 打开后"
-                          "另存一份" % (str(first).strip()[:80], note))
+                          "另存一份" % (repair.container_damage_text(first), note))
                 return book
         detail = str(first).strip() or type(first).__name__
         raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)

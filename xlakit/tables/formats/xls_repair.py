@@ -9,8 +9,8 @@ is never silently wrong:
 - **shared-string count wrong or zero** (the SST record's count field): xlrd reads exactly that
   many strings, so too many ends in a ``struct.error`` and too few in cells pointing past the
   table. The strings are counted by parsing (``_tolerant_sst``): the largest count that parses.
-- **a damaged cell comment** (NOTE record): comments are not cell values; the sheet is read
-  without that comment.
+- **a damaged cell comment** (NOTE record) or **a defined name whose formula xlrd cannot parse**:
+  neither is a cell value; the book is read without it.
 - **OLE container corruption** (``Workbook corruption: seen[…]``, "size exceeds expected"): first
   xlrd's own ``ignore_workbook_corruption``, then the Workbook stream as olefile reads it, handed
   to xlrd as raw BIFF (``workbook_stream``).
@@ -96,12 +96,29 @@ def _tolerant_note(orig):
     return handle_note
 
 
+def _tolerant_name(orig):
+    def evaluate_name_formula(bk, nobj, namex, blah=0, level=0):
+        try:
+            return orig(bk, nobj, namex, blah=blah, level=level)
+        except Exception:  # noqa: BLE001 - a defined name's formula is not a cell value
+            nobj.evaluated = 1
+            nobj.result = None
+            _note("name", getattr(nobj, "name", ""))
+    evaluate_name_formula.xla_tolerant = True
+    return evaluate_name_formula
+
+
 def install(xlrd):
-    """Wrap xlrd's shared-string and comment parsers (once per process)."""
+    """Wrap xlrd's shared-string, comment and defined-name parsers (once per process)."""
     import xlrd.book
     import xlrd.sheet
+    if not all(hasattr(m, a) for m, a in ((xlrd.book, "unpack_SST_table"), (xlrd.book, "evaluate_name_formula"),
+                                           (xlrd.sheet.Sheet, "handle_note"))):
+        return                  # another xlrd than the pinned 2.0.x: read as xlrd does, unrepaired
     if not getattr(xlrd.book.unpack_SST_table, "xla_tolerant", False):
         xlrd.book.unpack_SST_table = _tolerant_sst(xlrd.book.unpack_SST_table)
+    if not getattr(xlrd.book.evaluate_name_formula, "xla_tolerant", False):
+        xlrd.book.evaluate_name_formula = _tolerant_name(xlrd.book.evaluate_name_formula)
     if not getattr(xlrd.sheet.Sheet.handle_note, "xla_tolerant", False):
         xlrd.sheet.Sheet.handle_note = _tolerant_note(xlrd.sheet.Sheet.handle_note)
 
@@ -113,6 +130,8 @@ def warnings_for(found):
         if kind == "sst":
             out.append("这个 xls 的共享字符串表已损坏（%s），已按实际内容读取；请核对文字单元格，"
                        "最好用 Excel/WPS 打开后另存一份" % detail)
+        elif kind == "name":
+            out.append("文件里定义的名称「%s」的公式读不懂，已忽略这个名称（单元格内容不受影响）" % detail)
         elif kind == "note":
             out.append("工作表「%s」里有损坏的批注，已跳过批注（单元格内容不受影响）" % detail if detail else
                        "文件里有损坏的批注，已跳过批注（单元格内容不受影响）")
@@ -122,6 +141,18 @@ def warnings_for(found):
 def is_container_damage(exc):
     text = str(exc)
     return "corruption" in text.lower() or "size exceeds expected" in text or "CompDocError" in type(exc).__name__
+
+
+def container_damage_text(exc):
+    """What xlrd's container error means, in Chinese."""
+    text = str(exc)
+    if "size exceeds expected" in text:
+        return "数据流比目录里记录的长度更长"
+    if "MSAT" in text:
+        return "扇区分配表损坏"
+    if "corruption" in text.lower():
+        return "目录里的扇区链互相重叠"
+    return "目录结构损坏"
 
 
 def workbook_stream(path):
@@ -192,7 +223,7 @@ def better_encoding(book, limit=4000):
     if _codec(best) == _codec(used) or top <= current + 0.25:
         return None
     if book.codepage is None:
-        why = "文件里没有记录文字编码（CODEPAGE）"
+        why = "文件里没有记录文字用的编码"
     else:
         why = "文件记录的编码是 %s，但按它读出的文字不成文" % xtext.label(_codec(used))
     return best, "%s，按内容判断是 %s，已按它读取" % (why, xtext.label(best))
