@@ -31,3 +31,15 @@ def test_encrypted_ppt(run):
     data = read(run, path, password="hello")
     assert "## This is a protected document" in data["text"] and "【备注】\nJust for the hell of it" in data["text"]
     assert data["encrypted"] is True and not data.get("warnings")
+
+
+def test_wordml_reads_like_docx(run):
+    docx = read(run, os.path.join(DOCS, "report.docx"))["text"]
+    data = read(run, os.path.join(DOCS, "wordml", "report_lo.xml"))      # LibreOffice "MS Word 2003 XML"
+    assert data["format"] == "wordml" and data["title"] == "年度工作报告"
+    assert data["text"] == docx
+    text = read(run, os.path.join(DOCS, "wordml", "word_style.xml"))["text"]   # Word's form: wx:t labels
+    assert text.split("\n") == ["# 关于报送材料的通知", "各部门：", "## 一、报送内容", "  （一）年度总结", "  （二）预算表",
+                                "## 二、时间要求", "- 3 月 15 日前报送", "部门 | 联系人", "财务处 | 张三 李四", "详见网站。",
+                                "【脚注】", "预算表用附件模板。", "【页眉】", "某某单位文件"]
+    assert "表格" in fail(run("read_spreadsheet", {"path": os.path.join(DOCS, "wordml", "report_lo.xml")}))
