@@ -43,3 +43,11 @@ def test_wordml_reads_like_docx(run):
                                 "## 二、时间要求", "- 3 月 15 日前报送", "部门 | 联系人", "财务处 | 张三 李四", "详见网站。",
                                 "【脚注】", "预算表用附件模板。", "【页眉】", "某某单位文件"]
     assert "表格" in fail(run("read_spreadsheet", {"path": os.path.join(DOCS, "wordml", "report_lo.xml")}))
+
+
+def test_epub_chapters_in_spine_order(run):
+    # LibreOffice's EPUB export writes the chapters into the zip last first; the spine says the order
+    data = read(run, os.path.join(DOCS, "epub", "book.epub"))
+    assert data["format"] == "epub" and data["title"] == "员工手册"
+    assert data["text"].split("\n") == ["第一章 总则", "本手册适用于全体员工。", "第二章 考勤", "工作时间为 9:00–18:00。",
+                                        "假别 | 天数", "年假 | 5", "第三章 附则", "本手册由人事部负责解释。"]

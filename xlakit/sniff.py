@@ -425,8 +425,9 @@ def _classify_zip(fh, entries, names):
                 break
     if mime in ODF_MIMES:
         return Kind(ODF_MIMES[mime], mime=mime)
-    if mime == "application/epub+zip":
-        return Kind("zip", "EPUB 电子书（zip 包）", mime=mime)
+    if mime == "application/epub+zip" or (not mime and "meta-inf/container.xml" in names and
+                                           any(n.endswith(".opf") for n in names)):
+        return Kind("epub", mime="application/epub+zip")
     if mime.startswith("application/vnd.oasis.opendocument"):
         return Kind("zip", "OpenDocument 的其他类型（%s）" % mime, mime=mime)
     if any(n.endswith(".iwa") for n in names):
