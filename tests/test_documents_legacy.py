@@ -51,3 +51,14 @@ def test_epub_chapters_in_spine_order(run):
     assert data["format"] == "epub" and data["title"] == "员工手册"
     assert data["text"].split("\n") == ["第一章 总则", "本手册适用于全体员工。", "第二章 考勤", "工作时间为 9:00–18:00。",
                                         "假别 | 天数", "年假 | 5", "第三章 附则", "本手册由人事部负责解释。"]
+
+
+def test_word95_text_in_its_code_page(run):
+    data = read(run, os.path.join(POI, "Word6.doc"))
+    assert data["format"] == "doc" and data["text"] == "The quick brown fox jumps over the lazy dog"
+    assert any("Word 6.0/95" in w for w in data["warnings"])
+    text = read(run, os.path.join(POI, "Bug60942.doc"))["text"]          # complex, cp1252 accents
+    assert "Société APPLICOLOR" in text and "Suite à notre récent contact téléphonique" in text
+    assert "Date | 12/12/97" in text.split("\n")
+    # English language id, Russian bytes: the 8-bit text is scored (xlakit.text), not taken as cp1252
+    assert read(run, os.path.join(POI, "Bug60942b.doc"))["text"] == "Четыре балла и семь лет"
