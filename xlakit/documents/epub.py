@@ -9,9 +9,8 @@ naming the chapters) cannot be read and say so.
 import posixpath
 import urllib.parse
 import zipfile
-import xml.etree.ElementTree as ET
 
-from .base import FormatError, zip_read
+from .base import FormatError, zip_read, zip_xml
 from . import html
 
 NAME = "epub"
@@ -29,18 +28,8 @@ def accepts(kind):
     return False, "不是 EPUB 电子书"
 
 
-def _xml(zf, name):
-    data = zip_read(zf, name)
-    if data is None:
-        return None
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError:
-        return None
-
-
 def _opf_path(zf):
-    root = _xml(zf, "META-INF/container.xml")
+    root = zip_xml(zf, "META-INF/container.xml")
     if root is not None:
         for rootfile in root.iter(CONTAINER + "rootfile"):
             if rootfile.get("full-path"):
@@ -52,7 +41,7 @@ def _opf_path(zf):
 def chapters(zf):
     """(title, [chapter part names in spine order])."""
     opf_name = _opf_path(zf)
-    opf = _xml(zf, opf_name) if opf_name else None
+    opf = zip_xml(zf, opf_name) if opf_name else None
     if opf is None:
         raise FormatError("EPUB 里找不到目录文件（content.opf），电子书已损坏或不完整")
     base = posixpath.dirname(opf_name)
@@ -80,7 +69,7 @@ def convert(path, kind, out, deadline=None):
         title, order = chapters(zf)
         if title:
             out.title = title
-        encrypted = _xml(zf, "META-INF/encryption.xml")
+        encrypted = zip_xml(zf, "META-INF/encryption.xml")
         if encrypted is not None and any(urllib.parse.unquote(ref.get("URI", "")) in order
                                          for ref in encrypted.iter("{http://www.w3.org/2001/04/xmlenc#}CipherReference")):
             raise FormatError("这本 EPUB 电子书有版权保护（DRM 加密），读不出正文。请用购买它的阅读软件打开")
