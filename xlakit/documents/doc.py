@@ -401,14 +401,15 @@ def _word95(wd, fib, out, deadline):
             piece.compressed = True
     if not plist:
         plist = [Piece(0, fib.ccp_text, fib.fc_min, True)]
+    from .. import text as textlib
     codec = fib.codepage
     if codec == "cp1252":       # an English-language Word often wrote Russian or Chinese text
-        from .. import text as textlib
         sample = b"".join(wd[p.fc:p.fc + min(p.cp_end - p.cp, 65536)] for p in plist[:64])[:65536]
         found, score = textlib.guess_legacy(sample) if any(b > 0x7F for b in sample) else (None, 0)
         if found and score > 0.5 and found not in ("cp1252", "latin-1", "iso8859-1", "iso8859-15"):
             codec = found
-    out.warnings.append("这是 Word 6.0/95 文档，只读出了文字（按 %s 编码），标题和列表格式没有保留" % codec.upper())
+    out.warnings.append("这是 Word 6.0/95 文档，只读出了文字（按 %s 编码），标题和列表格式没有保留" % (
+        "GBK（简体中文）" if codec == "gbk" else textlib.label(codec)))
     _emit(wd, plist, fib.ccp_text, None, {}, out, deadline,
           decode=lambda raw: raw.decode(codec, "replace"))
 
