@@ -31,3 +31,34 @@ def test_encrypted_ppt(run):
     data = read(run, path, password="hello")
     assert "## This is a protected document" in data["text"] and "【备注】\nJust for the hell of it" in data["text"]
     assert data["encrypted"] is True and not data.get("warnings")
+
+
+def test_wordml_reads_like_docx(run):
+    docx = read(run, os.path.join(DOCS, "report.docx"))["text"]
+    data = read(run, os.path.join(DOCS, "wordml", "report_lo.xml"))      # LibreOffice "MS Word 2003 XML"
+    assert data["format"] == "wordml" and data["title"] == "年度工作报告"
+    assert data["text"] == docx
+    text = read(run, os.path.join(DOCS, "wordml", "word_style.xml"))["text"]   # Word's form: wx:t labels
+    assert text.split("\n") == ["# 关于报送材料的通知", "各部门：", "## 一、报送内容", "  （一）年度总结", "  （二）预算表",
+                                "## 二、时间要求", "- 3 月 15 日前报送", "部门 | 联系人", "财务处 | 张三 李四", "详见网站。",
+                                "【脚注】", "预算表用附件模板。", "【页眉】", "某某单位文件"]
+    assert "表格" in fail(run("read_spreadsheet", {"path": os.path.join(DOCS, "wordml", "report_lo.xml")}))
+
+
+def test_epub_chapters_in_spine_order(run):
+    # LibreOffice's EPUB export writes the chapters into the zip last first; the spine says the order
+    data = read(run, os.path.join(DOCS, "epub", "book.epub"))
+    assert data["format"] == "epub" and data["title"] == "员工手册"
+    assert data["text"].split("\n") == ["第一章 总则", "本手册适用于全体员工。", "第二章 考勤", "工作时间为 9:00–18:00。",
+                                        "假别 | 天数", "年假 | 5", "第三章 附则", "本手册由人事部负责解释。"]
+
+
+def test_word95_text_in_its_code_page(run):
+    data = read(run, os.path.join(POI, "Word6.doc"))
+    assert data["format"] == "doc" and data["text"] == "The quick brown fox jumps over the lazy dog"
+    assert any("Word 6.0/95" in w for w in data["warnings"])
+    text = read(run, os.path.join(POI, "Bug60942.doc"))["text"]          # complex, cp1252 accents
+    assert "Société APPLICOLOR" in text and "Suite à notre récent contact téléphonique" in text
+    assert "Date | 12/12/97" in text.split("\n")
+    # English language id, Russian bytes: the 8-bit text is scored (xlakit.text), not taken as cp1252
+    assert read(run, os.path.join(POI, "Bug60942b.doc"))["text"] == "Четыре балла и семь лет"

@@ -1,4 +1,4 @@
-"""read_document: the text of a document (docx, doc, wps, odt, pdf, pptx, rtf, html, md, txt).
+"""read_document: the text of a document (docx, doc incl. Word 6/95, wps, odt, pdf, pptx, ppt, WordML, epub, rtf, html, md, txt).
 
 Why a tool: the model cannot open a binary Word file, and a raw dump of XML or PDF operators
 wastes the answer. The format is decided by content (``xlakit.sniff``), so a .doc that is really

@@ -16,7 +16,8 @@ standard library.
     xls doc wps et ppt ole                      OLE compound files, by their stream names
                                                 (wps/et: Word/Excel binary written by Kingsoft WPS;
                                                  ``base`` is then "doc"/"xls")
-    pdf rtf html mhtml xml text empty           by their first bytes
+    epub                                        zip packages, by their mimetype
+    pdf rtf html mhtml xml wordml text empty    by their first bytes (wordml: Word 2003 XML)
     zip gzip rar 7z png jpeg gif bmp tiff webp
     unknown
 
@@ -46,7 +47,8 @@ LABELS = {
     "doc": "Word 97-2003 文档（.doc）", "wps": "WPS 文字文档（Word 二进制格式）",
     "et": "WPS 表格文件（Excel 二进制格式）", "ppt": "PowerPoint 97-2003 演示文稿（.ppt）",
     "ole": "Office 复合文件", "pdf": "PDF 文件", "rtf": "RTF 文档", "html": "网页（HTML）",
-    "mhtml": "单个文件网页（MHTML）", "xml": "XML 文件", "text": "纯文本", "empty": "空文件",
+    "mhtml": "单个文件网页（MHTML）", "xml": "XML 文件",
+    "wordml": "Word 2003 XML 文档（WordML）", "epub": "EPUB 电子书", "text": "纯文本", "empty": "空文件",
     "zip": "zip 压缩包", "gzip": "gzip 压缩包", "rar": "RAR 压缩包", "7z": "7z 压缩包",
     "png": "PNG 图片", "jpeg": "JPEG 图片", "gif": "GIF 图片", "bmp": "BMP 图片", "tiff": "TIFF 图片",
     "webp": "WebP 图片", "unknown": "无法识别的二进制数据",
@@ -194,7 +196,7 @@ def _markup_kind(body):
     if "urn:schemas-microsoft-com:office:spreadsheet" in low and "<workbook" in low:
         return "xml", "Excel 2003 XML 表格（SpreadsheetML）"
     if "http://schemas.microsoft.com/office/word/2003/wordml" in low:
-        return "xml", "Word 2003 XML 文档（WordML）"
+        return "wordml", None
     if "<office:document" in low and "urn:oasis:names:tc:opendocument" in low:
         return "xml", "OpenDocument 单文件 XML（.fodt/.fods）"
     if rest.startswith("<") and rest[1:2].isalpha() or rest.startswith("<!doctype"):
@@ -423,8 +425,9 @@ def _classify_zip(fh, entries, names):
                 break
     if mime in ODF_MIMES:
         return Kind(ODF_MIMES[mime], mime=mime)
-    if mime == "application/epub+zip":
-        return Kind("zip", "EPUB 电子书（zip 包）", mime=mime)
+    if mime == "application/epub+zip" or (not mime and "meta-inf/container.xml" in names and
+                                           any(n.endswith(".opf") for n in names)):
+        return Kind("epub", mime="application/epub+zip")
     if mime.startswith("application/vnd.oasis.opendocument"):
         return Kind("zip", "OpenDocument 的其他类型（%s）" % mime, mime=mime)
     if any(n.endswith(".iwa") for n in names):

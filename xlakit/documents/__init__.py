@@ -1,6 +1,6 @@
 """Documents: every format a Chinese office hands over, turned into one markdown-like text.
 
-One module per format (``docx``, ``odt``, ``doc`` (also .wps), ``pdf``, ``pptx``, ``ppt``, ``rtf``, ``html``
+One module per format (``docx``, ``odt``, ``doc`` (also .wps), ``pdf``, ``pptx``, ``ppt``, ``wordml`` (Word 2003 XML), ``epub``, ``rtf``, ``html``
 (also MHTML), ``text`` (txt/md)). Each has ``NAME``, ``LABEL``, ``accepts(kind) -> (bool, reason)``
 (cheap: it looks only at what ``xlakit.sniff`` found) and ``convert(path, kind, out, deadline)``
 feeding a ``base.Builder``. ``read()`` sniffs the file, asks every converter in ``CONVERTERS``
@@ -25,7 +25,7 @@ from .base import Builder, Document, Enough
 from . import ocr as _ocr
 from . import ocr_pictures as _ocr_pictures
 
-CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "ppt", "rtf", "html", "image", "text")
+CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "ppt", "wordml", "epub", "rtf", "html", "image", "text")
 
 # Kinds no converter takes, with the advice that fits them.
 OTHER_TOOLS = {

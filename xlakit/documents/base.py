@@ -11,7 +11,8 @@ import zipfile
 
 from ..errors import FormatError
 
-__all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "clean_inline", "fix_surrogates", "MAX_PART"]
+__all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "zip_xml", "clean_inline", "fix_surrogates",
+           "MAX_PART"]
 
 MAX_PART = 200 << 20          # decompressed bytes we accept for one XML part of a package
 _SPACES = re.compile(r"[ \u00a0]+")
@@ -164,3 +165,15 @@ def zip_read(zf, name, cap=MAX_PART):
     if len(data) > cap:
         raise FormatError("文档里的部件 %s 解压后过大，可能是损坏文件或压缩炸弹，已停止读取" % name)
     return data
+
+
+def zip_xml(zf, name):
+    """One XML member of a package parsed (``zip_read``'s limits), or None when missing or broken."""
+    data = zip_read(zf, name)
+    if data is None:
+        return None
+    import xml.etree.ElementTree as ET
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError:
+        return None

@@ -12,7 +12,15 @@ Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only th
 (``HYPERLINK "…"``, ``PAGE``, ``TOC \\o`` are not); ``0x0D`` ends a paragraph, ``0x07`` ends a
 table cell or, when the paragraph properties say "table terminating paragraph" (read from the
 PAPX FKPs), a row; headings come from the paragraph's style (built-in "heading 1–9") or outline
-level. Encrypted documents and Word 6/95 files are refused with a message that says what to do.
+level. Encrypted documents are decrypted first (``xlakit.crypt``).
+
+Word 6.0/95 files (FIB ``nFib`` 101-105, ident not 0xA5EC) have a shorter fixed FIB, keep the
+piece table in the WordDocument stream itself and store every character as one 8-bit byte (or
+a double-byte pair) in the code page of the document's language (``lid``: 0x0804 -> GBK, 0x0404
+-> Big5, 0x0419 -> cp1251 ...; a Mac file in Mac Roman; an English id, which English Word wrote
+over Russian or Chinese text too, lets ``xlakit.text`` score the bytes): read the same way, with
+paragraphs and cell marks but without the Word 97 paragraph properties (no headings). Only
+Word 2.0 and earlier stay refused.
 """
 import bisect
 import re
@@ -25,8 +33,27 @@ LABEL = "Word 97-2003 文档（.doc）"
 
 ENCRYPTED = ("这个 Word 文档已加密（设置了打开密码），无法读取。请在 Word/WPS 里输入密码打开，"
              "去掉密码（文件 → 信息 → 保护文档 → 用密码加密，清空）后另存一份再试")
-OLD_WORD = ("这是 Word 6.0/95 或更早版本的文档（FIB 版本 %d），格式太旧无法直接读取。"
+OLD_WORD = ("这是 Word 2.0 或更早版本的文档（FIB 版本 %d），格式太旧无法直接读取。"
             "请用 Word/WPS 打开后另存为 .docx 再试")
+
+# Word 6/95: the document language (FIB lid) -> the code page its 8-bit text is in
+LID_CODEPAGES = {0x0804: "gbk", 0x1004: "gbk", 0x0404: "cp950", 0x0C04: "cp950", 0x1404: "cp950",
+                 0x0411: "cp932", 0x0412: "cp949", 0x041E: "cp874", 0x042A: "cp1258"}
+_LID_FAMILIES = (("cp1250", (0x05, 0x0E, 0x15, 0x18, 0x1A, 0x1B, 0x1C, 0x24)), ("cp1251", (0x02, 0x19, 0x22, 0x23, 0x2F)),
+                 ("cp1253", (0x08,)), ("cp1254", (0x1F, 0x2C)), ("cp1255", (0x0D,)), ("cp1256", (0x01, 0x20, 0x29)),
+                 ("cp1257", (0x25, 0x26, 0x27)))
+
+
+def lid_codepage(lid, mac=False):
+    """The code page of a Word 6/95 document's 8-bit text, from its language id."""
+    if mac:
+        return "mac_roman"
+    if lid in LID_CODEPAGES:
+        return LID_CODEPAGES[lid]
+    for codec, primaries in _LID_FAMILIES:
+        if lid & 0x3FF in primaries:
+            return codec
+    return "cp1252"
 
 # Word's mapping of 0x80-0x9F in compressed pieces ([MS-DOC] 2.4.1); other bytes are Latin-1.
 _WORD_8BIT = {
@@ -65,12 +92,30 @@ class Fib:
         self.table = "1Table" if flags & 0x0200 else "0Table"
         self.obfuscated = bool(flags & 0x8000)
         self.fc_min = struct.unpack_from("<I", wd, 0x18)[0]
-        if self.nfib < 0xC1 and self.ident != 0xA5EC or self.nfib < 0x65:
-            self.old = True
-            return
-        self.old = self.nfib < 0xC1
+        self.word95 = False
+        self.old = self.nfib < 0x65                     # Word 2.0 and earlier
         if self.old:
             return
+        if self.ident != 0xA5EC and self.nfib < 0xC1:
+            self._word95(wd)
+            return
+        self._word97(wd)
+
+    def _word95(self, wd):
+        """The fixed FIB of Word 6.0/95: ccpText at 0x34, the CLX at 0x160 of the same stream."""
+        if len(wd) < 0x168:
+            raise FormatError("Word 6.0/95 文档的文件头（FIB）不完整，文件已损坏")
+        self.word95 = True
+        self.ext_char = bool(struct.unpack_from("<H", wd, 0x0A)[0] & 0x1000)   # pieces flagged like Word 97's
+        self.lid = struct.unpack_from("<H", wd, 0x06)[0]
+        self.codepage = lid_codepage(self.lid, mac=struct.unpack_from("<H", wd, 0x14)[0] == 256)
+        self.ccp_text = struct.unpack_from("<I", wd, 0x34)[0]
+        self.fc_mac = struct.unpack_from("<I", wd, 0x1C)[0]
+        self.clx = struct.unpack_from("<II", wd, 0x160)
+        self.table = "WordDocument"
+        self.fclcb = ()
+
+    def _word97(self, wd):
         pos = 0x20
         csw = struct.unpack_from("<H", wd, pos)[0]
         pos += 2 + csw * 2
@@ -311,12 +356,14 @@ def _read_streams(ole):
             raise FormatError("这个 Office 复合文件里没有 Word 正文（WordDocument 流），不是 Word 文档")
         wd = ole.openstream("WordDocument").read()
         fib = Fib(wd)
-        if fib.ident != 0xA5EC and fib.nfib >= 0xC1:
+        if fib.ident != 0xA5EC and fib.nfib >= 0xC1 and not fib.old:
             raise FormatError("Word 文档的文件头（FIB）无法识别，文件可能已损坏。请用 Word/WPS 打开后另存一份再试")
         if fib.old:
             raise FormatError(OLD_WORD % fib.nfib)
         if fib.encrypted or fib.obfuscated:
             raise FormatError(ENCRYPTED)
+        if fib.word95:
+            return wd, wd, fib
         if not ole.exists(fib.table):
             raise FormatError("Word 文档缺少表格流 %s，文件已损坏或不完整。请用 Word/WPS 打开后另存一份再试" % fib.table)
         table = ole.openstream(fib.table).read()
@@ -327,6 +374,9 @@ def convert(path, kind, out, deadline=None):
     if "worddocument" not in kind.names and not kind.damaged:
         raise FormatError("这是 Word 2.0 或更早版本的文档，格式太旧无法直接读取。请用 Word/WPS 打开后另存为 .docx 再试")
     wd, table, fib = read_streams(path)
+    if fib.word95:
+        _word95(wd, fib, out, deadline)
+        return
     fc_clx, lcb_clx = fib.pair(33)
     if lcb_clx and fc_clx + lcb_clx <= len(table):
         plist = pieces(table, fc_clx, lcb_clx)
@@ -335,6 +385,33 @@ def convert(path, kind, out, deadline=None):
     props = ParaProps(wd, table, fib)
     headings = heading_styles(table, fib)
     _emit(wd, plist, fib.ccp_text, props, headings, out, deadline)
+
+
+def _word95(wd, fib, out, deadline):
+    """Word 6.0/95 text: the 8-bit pieces (or the one run from fcMin) in the FIB's code page."""
+    fc_clx, lcb_clx = fib.clx
+    plist = None
+    if fib.complex and lcb_clx and fc_clx + lcb_clx <= len(wd):
+        plist = pieces(wd, fc_clx, lcb_clx)
+        for piece in plist:                      # every Word 6 character is one byte at fc
+            if fib.ext_char:
+                continue
+            if piece.compressed:
+                piece.fc *= 2
+            piece.compressed = True
+    if not plist:
+        plist = [Piece(0, fib.ccp_text, fib.fc_min, True)]
+    from .. import text as textlib
+    codec = fib.codepage
+    if codec == "cp1252":       # an English-language Word often wrote Russian or Chinese text
+        sample = b"".join(wd[p.fc:p.fc + min(p.cp_end - p.cp, 65536)] for p in plist[:64])[:65536]
+        found, score = textlib.guess_legacy(sample) if any(b > 0x7F for b in sample) else (None, 0)
+        if found and score > 0.5 and found not in ("cp1252", "latin-1", "iso8859-1", "iso8859-15"):
+            codec = found
+    out.warnings.append("这是 Word 6.0/95 文档，只读出了文字（按 %s 编码），标题和列表格式没有保留" % (
+        "GBK（简体中文）" if codec == "gbk" else textlib.label(codec)))
+    _emit(wd, plist, fib.ccp_text, None, {}, out, deadline,
+          decode=lambda raw: raw.decode(codec, "replace"))
 
 
 class _State:
@@ -402,7 +479,7 @@ class _State:
             self.cells = []
 
 
-def _emit(wd, plist, ccp_text, props, headings, out, deadline):
+def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_compressed):
     st = _State(out, props if props else None, headings)
     limit = ccp_text if ccp_text else max((p.cp_end for p in plist), default=0)
     for n, piece in enumerate(plist):
@@ -411,7 +488,7 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline):
         count = min(piece.cp_end, limit) - piece.cp
         width = 1 if piece.compressed else 2
         raw = wd[piece.fc:piece.fc + count * width]
-        text = decode_compressed(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
+        text = decode(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
         if deadline is not None and n % 64 == 0:
             deadline.check("读取 Word 文档")
         pos = 0

@@ -6,9 +6,8 @@ tables as rows; speaker notes are left out (they are the presenter's, not the au
 """
 import posixpath
 import zipfile
-import xml.etree.ElementTree as ET
 
-from .base import FormatError, zip_read
+from .base import FormatError, zip_xml
 
 NAME = "pptx"
 LABEL = "PowerPoint 演示文稿（.pptx）"
@@ -26,19 +25,9 @@ def accepts(kind):
     return False, "不是 PowerPoint 2007+ 演示文稿（pptx 包）"
 
 
-def _xml(zf, name):
-    data = zip_read(zf, name)
-    if data is None:
-        return None
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError:
-        return None
-
-
 def _slides(zf):
-    pres = _xml(zf, "ppt/presentation.xml")
-    rels = _xml(zf, "ppt/_rels/presentation.xml.rels")
+    pres = zip_xml(zf, "ppt/presentation.xml")
+    rels = zip_xml(zf, "ppt/_rels/presentation.xml.rels")
     targets = {}
     if rels is not None:
         for rel in rels.iter(PKG + "Relationship"):
@@ -66,7 +55,7 @@ def convert(path, kind, out, deadline=None):
         for number, name in enumerate(slides, 1):
             if deadline is not None:
                 deadline.check("读取演示文稿")
-            root = _xml(zf, name)
+            root = zip_xml(zf, name)
             out.page(number)
             if root is None:
                 continue

@@ -147,7 +147,7 @@ def _refusal(kind):
     k, detail = kind.kind, kind.detail
     if kind.damaged and k == "zip":
         return DAMAGED % "压缩结构不完整，可能只下载/复制了一部分", None
-    if k in ("docx", "doc", "wps", "odt", "pptx", "ppt", "odp", "rtf", "pdf"):
+    if k in ("docx", "doc", "wps", "odt", "pptx", "ppt", "odp", "rtf", "pdf", "wordml", "epub"):
         return "这是%s，不是表格" % detail, DOCUMENT_TOOL
     if k == "xml":
         return "这是 XML 文件，里面没有表格（<table>），无法按表格读取", DOCUMENT_TOOL
@@ -166,7 +166,7 @@ def _refusal(kind):
     return NOT_TABLE % ("这是%s" % detail), None
 
 
-def open_book(path, password=None, **options):
+def open_book(path, password=None, _plain=False, **options):
     """Open ``path`` with the reader its content calls for. Raises FormatError.
 
     ``password``: the open password of an encrypted workbook (``xlakit.crypt``: OOXML, legacy xls
@@ -179,10 +179,10 @@ def open_book(path, password=None, **options):
         raw = sniffer.sniff(path)
     except OSError:
         raw = None                      # sniff() below says what is wrong with the path
-    if raw is not None and crypt.office_encrypted(path, raw):
+    if raw is not None and not _plain and crypt.office_encrypted(path, raw):
         plain = crypt.decrypt(path, password)
         try:
-            book = open_book(plain.path, **options)
+            book = open_book(plain.path, _plain=True, **options)
         except BaseException:
             plain.close()
             raise
