@@ -61,6 +61,7 @@ def representative(home):
         "read_document": {"path": os.path.join(FIXTURES, "sample.docx")},
         "draw_chart": {"type": "bar", "labels": ["一月", "二月"], "values": [3, 5], "title": "销量"},
         "write_document": {"path": str(home / "报告.docx"), "text": "# 标题\n\n正文"},
+        "convert_document": {"path": os.path.join(FIXTURES, "sample.docx"), "out_path": str(home / "样例.pdf")},
         "write_text": {"path": str(home / "记.txt"), "text": "一行"},
         "list_dir": {"path": str(home)},
         "find_files": {"pattern": "*.txt", "path": str(home)},
