@@ -65,6 +65,41 @@ def test_a_png_notice_is_read_in_paragraphs(run):
     assert data["ocr"]["confidence"]["图片"] > 0.9
 
 
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_a_page_scanned_sideways_or_upside_down_reads_in_order(run, tmp_path, angle):
+    """The engine reads each line the right way round; the page's own turn (from the direction it
+    chose per line) puts the lines back in reading order: title first, five paragraphs."""
+    from PIL import Image
+    path = tmp_path / ("turned_%d.png" % angle)
+    Image.open(os.path.join(OCR, "notice.png")).rotate(angle, expand=True).save(str(path))
+    data = ok(run("read_document", {"path": str(path)}))
+    assert accuracy(expected("notice.txt"), data["text"]) >= 0.95, data["text"]
+    paras = data["text"].split("\n")
+    assert paras[0] == "关于调整办公时间的通知" and len(paras) == 5, paras
+    assert paras[-1] == "特此通知。"
+
+
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_boxes_turn_exactly_as_pillow_turns_the_pixels(angle):
+    from PIL import Image
+    sys.path.insert(0, ROOT)
+    from xlakit.documents import ocr_turn
+    im = Image.new("L", (40, 25), 255)
+    im.putpixel((7, 3), 0)
+    turned = im.rotate(angle, expand=True)
+    dark = [(x, y) for y in range(turned.size[1]) for x in range(turned.size[0]) if turned.getpixel((x, y)) < 128]
+    # pixel (7, 3) covers [7, 8) x [3, 4): its centre lands on the dark pixel's centre
+    x, y = ocr_turn.turn_point(7.5, 3.5, angle, 40, 25)
+    assert dark == [(int(x), int(y))]
+    quad = ocr_turn.turn_quads([[(0, 0), (10, 0), (10, 2), (0, 2)]], angle, 40, 25)[0]
+    assert quad[0] == min(quad, key=lambda p: p[0] + p[1])      # again from the top-left corner
+    seen = {"boxes": [[(0, 0), (2, 0), (2, 10), (0, 10)]] * 3, "labels": [angle == 270] * 3}
+    if angle != 180:
+        assert ocr_turn.page_angle(seen) == angle
+    seen = {"boxes": [[(0, 0), (10, 0), (10, 2), (0, 2)]] * 3, "labels": [angle == 180] * 3}
+    assert ocr_turn.page_angle(seen) == (180 if angle == 180 else 0)
+
+
 def test_a_photographed_invoice_becomes_a_markdown_table(run):
     data = ok(read(run, "invoice.jpg"))
     text = data["text"]

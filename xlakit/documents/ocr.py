@@ -18,7 +18,7 @@ import os
 import time
 
 from ..errors import FormatError
-from . import ocr_layout
+from . import ocr_layout, ocr_turn
 
 GROUP = "ocr"
 INSTALL_MIN = 40.0        # seconds left below which an install is not even tried
@@ -76,6 +76,7 @@ class Reader(object):
         self.engine = None
         self.seconds = []            # measured cost of each page read so far
         self.confidences = {}        # page label -> mean confidence
+        self.seen = None             # what ocr_turn.watch records of the last picture
 
     @classmethod
     def get(cls, deadline=None):
@@ -112,6 +113,7 @@ class Reader(object):
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1})
         except Exception as exc:  # noqa: BLE001 - a broken install shows up as anything
             raise Missing(missing_message("已安装的引擎无法启动（%s: %s）" % (type(exc).__name__, str(exc)[:200])))
+        self.seen = ocr_turn.watch(self.engine)     # per-line directions: which way up the page is
         return self.engine
 
     # -- budget -----------------------------------------------------------------------------
@@ -136,6 +138,9 @@ class Reader(object):
         boxes, texts, scores = result.boxes, result.txts, result.scores
         if boxes is None or texts is None:
             return []
+        angle = ocr_turn.page_angle(self.seen)
+        if angle:       # scanned sideways or upside down: the lines read right, their places are turned
+            boxes = ocr_turn.turn_quads(boxes, angle, image.size[0], image.size[1])
         return [ocr_layout.Line(b, t, s) for b, t, s in zip(boxes, texts, scores) if _plausible(t, s)]
 
     def read(self, image, label):

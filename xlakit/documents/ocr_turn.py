@@ -1,0 +1,103 @@
+"""Which way up a picture is: a page scanned sideways or upside down, read in the right order.
+
+RapidOCR already reads each text line the right way round: a tall line box is turned a quarter
+(``np.rot90``) before recognition, and the direction model turns a line that is upside down. What
+it does not fix is the *page*: the boxes stay where they are in the picture, so on a page scanned
+sideways or upside down the layout (``ocr_layout``) would order the lines bottom to top or column
+by column. The direction of the page follows from what the engine already decided per line, so
+no second recognition pass is needed:
+
+- most text boxes tall (height ≥ 1.5 × width) → the page lies on its side; if the direction model
+  kept the turned lines as they were, the page needs a quarter turn counter-clockwise (90°),
+  if it flipped them, clockwise (270°);
+- most boxes wide and most of them flipped by the direction model → the page is upside down (180°).
+
+:func:`watch` wraps the engine's two steps to keep those per-line decisions (they are not part of
+its answer); :func:`page_angle` decides; :func:`turn_quads` moves the boxes into the upright page,
+exactly as ``PIL.Image.rotate(angle, expand=True)`` moves the pixels.
+"""
+import math
+
+TALL = 1.5            # a box this much taller than wide is a line written (or scanned) sideways
+SURE = 0.9            # the direction model's score from which RapidOCR really turns a line
+MAJORITY = 2.0        # one reading must outweigh the other this many times to turn the page
+
+
+def watch(engine):
+    """Record, for the next call of ``engine``, each detected box and the direction model's label.
+    Returns the dict that fills up (``boxes``, ``labels``), or None when this RapidOCR has other
+    internals (then pages are simply not turned)."""
+    detect = getattr(engine, "detect_and_crop", None)
+    classify = getattr(engine, "cls_and_rotate", None)
+    if detect is None or classify is None:
+        return None
+    seen = {"boxes": [], "labels": []}
+
+    def detect_and_crop(img, *args, **kwargs):
+        crops, det = detect(img, *args, **kwargs)
+        boxes = getattr(det, "boxes", None)
+        seen["boxes"] = [] if boxes is None else [[(float(x), float(y)) for x, y in b] for b in boxes]
+        seen["labels"] = []
+        return crops, det
+
+    def cls_and_rotate(crops):
+        turned, cls = classify(crops)
+        labels = []
+        for item in getattr(cls, "cls_res", None) or []:
+            try:
+                label, score = str(item[0]), float(item[1])
+            except (TypeError, ValueError, IndexError):
+                label, score = "0", 0.0
+            labels.append(label == "180" and score >= SURE)
+        seen["labels"] = labels
+        return turned, cls
+
+    engine.detect_and_crop = detect_and_crop
+    engine.cls_and_rotate = cls_and_rotate
+    return seen
+
+
+def _sides(quad):
+    (x0, y0), (x1, y1), _p2, (x3, y3) = quad[:4]
+    return math.hypot(x1 - x0, y1 - y0), math.hypot(x3 - x0, y3 - y0)
+
+
+def page_angle(seen):
+    """The counter-clockwise turn (0, 90, 180, 270) that makes the page upright."""
+    if not seen or not seen["boxes"] or len(seen["labels"]) != len(seen["boxes"]):
+        return 0
+    tall = {True: 0.0, False: 0.0}     # flipped by the direction model -> weight (long side)
+    wide = {True: 0.0, False: 0.0}
+    for quad, flipped in zip(seen["boxes"], seen["labels"]):
+        width, height = _sides(quad)
+        if height >= TALL * width:
+            tall[flipped] += height
+        elif width >= TALL * height:
+            wide[flipped] += width
+    tall_all, wide_all = tall[True] + tall[False], wide[True] + wide[False]
+    if tall_all > MAJORITY * wide_all and tall_all > 0:
+        return 270 if tall[True] > tall[False] else 90
+    if wide_all > 0 and wide[True] > MAJORITY * wide[False]:
+        return 180
+    return 0
+
+
+def turn_point(x, y, angle, width, height):
+    """Where pixel (x, y) of a width × height picture lands after a counter-clockwise turn."""
+    if angle == 90:
+        return y, width - x
+    if angle == 180:
+        return width - x, height - y
+    if angle == 270:
+        return height - y, x
+    return x, y
+
+
+def turn_quads(quads, angle, width, height):
+    """Each box moved into the upright page, its corners again clockwise from the top-left."""
+    out = []
+    for quad in quads:
+        moved = [turn_point(float(x), float(y), angle, width, height) for x, y in quad]
+        start = min(range(len(moved)), key=lambda i: (moved[i][0] + moved[i][1], moved[i][1]))
+        out.append(moved[start:] + moved[:start])
+    return out
