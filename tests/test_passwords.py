@@ -72,3 +72,18 @@ def test_default_password_opens_without_asking(run, name):
 def test_password_never_echoed_by_argument_checks(run):
     res = run("read_document", {"path": os.path.join(CRYPT, "report_agile.docx"), "password": [SECRET]})
     assert not res.ok and "password" in res.error and SECRET not in res.error + res.stdout + res.stderr
+
+
+def test_a_killed_tool_s_decrypted_copy_is_swept_by_the_next_call(run, tmp_path):
+    """SIGKILL at the host's 60 s skips atexit: the next decrypting call removes plain copies older
+    than any tool can live (and leaves a fresh one, another tool's, alone)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    stale, fresh = tmp / "xla-plain-stale", tmp / "xla-plain-fresh"
+    for folder in (stale, fresh):
+        folder.mkdir()
+        (folder / "plain.docx").write_bytes(b"secret")
+    os.utime(str(stale), (1000000000, 1000000000))
+    ok(run("read_document", {"path": os.path.join(CRYPT, "report_agile.docx"), "password": SECRET},
+           extra_env={"TMPDIR": str(tmp)}))
+    assert sorted(os.listdir(str(tmp))) == ["xla-plain-fresh"]

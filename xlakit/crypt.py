@@ -22,7 +22,9 @@ import atexit
 import os
 import shutil
 import struct
+import stat
 import tempfile
+import time
 
 from .errors import FormatError
 
@@ -44,6 +46,28 @@ def _cleanup_all():
 
 
 atexit.register(_cleanup_all)
+
+STALE_AFTER = 180      # seconds: no tool lives longer than the host's 60 s
+
+
+def _sweep_stale():
+    """Remove decrypted copies a killed tool left behind (SIGKILL at the host's 60 s skips atexit):
+    a plain copy of a password-protected file must not outlive the call that needed it."""
+    base = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith("xla-plain-")]
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        folder = os.path.join(base, name)
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == getattr(os, "getuid", lambda: st.st_uid)() \
+                and now - st.st_mtime > STALE_AFTER:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def office_encrypted(path, kind):
@@ -130,6 +154,7 @@ def decrypt(path, password=None, suffix=""):
         raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
     from msoffcrypto import exceptions as mso_errors
     tries = [p for p in (password or None, DEFAULT_PASSWORD) if p]
+    _sweep_stale()
     folder = tempfile.mkdtemp(prefix="xla-plain-")
     _FOLDERS.append(folder)
     target = os.path.join(folder, "plain" + suffix)
