@@ -27,7 +27,8 @@ import pytest
 from conftest import CJK, ROOT, assert_contract
 
 LINUX = sys.platform.startswith("linux")
-pytestmark = pytest.mark.skipif(os.name == "nt", reason="the attack scripts use POSIX paths")
+pytestmark = [pytest.mark.skipif(os.name == "nt", reason="the attack scripts use POSIX paths"),
+              pytest.mark.xdist_group("guard_matrix")]   # one worker builds the matrix once
 
 
 def landlock_available():

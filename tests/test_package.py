@@ -17,7 +17,8 @@ import pytest
 from conftest import ROOT, TOOL_COUNT, as_nobody, nobody_dir
 from xlakit import manifest as xla_manifest
 
-pytestmark = pytest.mark.slow          # a wheel build (isolated backend install) and a venv: 20-50 s
+pytestmark = [pytest.mark.slow,          # a wheel build (isolated backend install) and a venv: 20-50 s
+              pytest.mark.xdist_group("wheel")]   # built once, on one worker
 VERSION = "3.4.5"
 SKIP_PARTS = {".git", ".venv", "pydeps", "tests", "bench", "build", "dist", "__pycache__", "examples"}
 
