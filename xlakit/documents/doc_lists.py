@@ -38,36 +38,35 @@ def _lvl(data, pos):
     return level, pos
 
 
+def _records(table, fib, pair, count_format, size, most):
+    """The fixed-size records after the count of a PLF (LSTF or LFO array), and where they end."""
+    fc, lcb = fib.pair(pair)
+    if not lcb or fc + lcb > len(table):
+        return [], None
+    count = struct.unpack_from(count_format, table, fc)[0]
+    pos = fc + struct.calcsize(count_format)
+    records = []
+    for _ in range(max(0, min(count, most))):
+        if pos + size > len(table):
+            raise IndexError(pos)
+        records.append(table[pos:pos + size])
+        pos += size
+    return records, pos
+
+
 def read(table, fib):
     """The ``Numbering`` of a .doc (empty when it has no list tables or they do not parse)."""
     numbering = Numbering()
     try:
-        fc, lcb = fib.pair(PLF_LST)
-        if not lcb or fc + lcb > len(table):
-            return numbering
-        count = struct.unpack_from("<h", table, fc)[0]
-        pos = fc + 2
-        lists = []
-        for _ in range(max(0, min(count, 4096))):
-            lsid, = struct.unpack_from("<i", table, pos)
-            simple = bool(table[pos + 26] & 0x01)
-            lists.append((lsid, 1 if simple else 9))
-            pos += 28
+        lists, pos = _records(table, fib, PLF_LST, "<h", 28, 4096)
+        lists = [(struct.unpack_from("<i", rec)[0], 1 if rec[26] & 0x01 else 9) for rec in lists]
         for lsid, levels in lists:          # the LVLs follow the LSTF array, list by list
             found = {}
             for ilvl in range(levels):
                 found[ilvl], pos = _lvl(table, pos)
             numbering.add_list(lsid, found)
-        fc, lcb = fib.pair(PLF_LFO)
-        if not lcb or fc + lcb > len(table):
-            return numbering
-        count = struct.unpack_from("<i", table, fc)[0]
-        pos = fc + 4
-        lfos = []
-        for _ in range(max(0, min(count, 8192))):
-            lsid, = struct.unpack_from("<i", table, pos)
-            lfos.append((lsid, table[pos + 12]))
-            pos += 16
+        lfos, pos = _records(table, fib, PLF_LFO, "<i", 16, 8192)
+        lfos = [(struct.unpack_from("<i", rec)[0], rec[12]) for rec in lfos]
         for index, (lsid, clfolvl) in enumerate(lfos, 1):
             pos += 4                             # LFOData.cp
             starts, levels = {}, {}

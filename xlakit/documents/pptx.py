@@ -133,9 +133,11 @@ def _shapes(zf, name, el, out):
             continue
         if tag == P + "sp":
             body = child.find(P + "txBody")
+            ph = child.find(".//" + P + "ph")
+            if ph is not None and ph.get("type") == "sldNum":
+                continue                         # the slide number: 【第 N 页】 says it already
             if body is not None:
                 title = False
-                ph = child.find(".//" + P + "ph")
                 if ph is not None and ph.get("type") in ("title", "ctrTitle"):
                     title = True
                 paras = [_para(p) for p in body.iter(A + "p")]
