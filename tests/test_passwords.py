@@ -17,7 +17,8 @@ def _logs(home):
     return "".join(open(p, encoding="utf-8").read() for p in glob.glob(str(home / ".xla" / "logs" / "*")))
 
 
-@pytest.mark.parametrize("name", ["report_agile.docx", "report_rc4.doc", "report_aes.pdf", "report_aes.odt"])
+@pytest.mark.parametrize("name", ["report_agile.docx", "report_rc4.doc", "report_aes.pdf", "report_aes.odt",
+                                  "report_blowfish.odt"])
 def test_documents_with_password(run, home, name, tmp_path):
     path = os.path.join(CRYPT, name)
     tmp = tmp_path / "tmp"
