@@ -79,3 +79,5 @@ def test_pptx_chart_data_and_smartart(run):
                                 "2nd Qtr | 3.2", "3rd Qtr | 1.4", "4th Qtr | 1.2"]
     text = read(run, os.path.join(POI, "smartart-simple.pptx"))["text"]
     assert text.startswith("【第 1 页】\n- abc\n- def\n- ghi\nThis file contains a SmartArt diagram")
+    text = read(run, os.path.join(POI, "smartart-rotated-text.pptx"))["text"]   # a child node, indented
+    assert text == "【第 1 页】\n- abc\n- def\n- ghi\n  - jkl"

@@ -110,20 +110,49 @@ def chart(zf, part, out):
 
 
 def diagram(zf, part, out):
-    """SmartArt: the text of each node of the data model, in the model's order."""
+    """SmartArt: the text of each node of the data model as a list item, indented by its depth
+    in the diagram's tree (``parOf`` connections from the ``doc`` point, in ``srcOrd`` order);
+    nodes no connection reaches follow at the top level, in the model's order."""
     root = zip_xml(zf, part)
     if root is None:
         return
+    nodes, order, top = {}, [], None
     for pt in root.iter(DGM + "pt"):
-        if pt.get("type", "node") != "node":
-            continue                             # doc, pres, parTrans, sibTrans carry no words
-        body = pt.find(DGM + "t")
+        kind = pt.get("type", "node")
+        if kind == "doc" and top is None:
+            top = pt.get("modelId")
+        elif kind == "node":
+            nodes[pt.get("modelId")] = pt
+            order.append(pt.get("modelId"))
+    children = {}
+    for cxn in root.iter(DGM + "cxn"):
+        if cxn.get("type", "parOf") == "parOf":
+            try:
+                rank = int(cxn.get("srcOrd", "0"))
+            except ValueError:
+                rank = 0
+            children.setdefault(cxn.get("srcId"), []).append((rank, cxn.get("destId")))
+    seen = set()
+    placed = []
+    stack = [(top, -1)]
+    while stack:
+        mid, depth = stack.pop()
+        if mid in seen:
+            continue
+        seen.add(mid)
+        if mid in nodes:
+            placed.append((mid, depth))
+        for _rank, child in sorted(children.get(mid, ()), key=lambda c: c[0], reverse=True):
+            stack.append((child, depth + 1))
+    placed += [(mid, 0) for mid in order if mid not in seen]
+    for mid, depth in placed:
+        body = nodes[mid].find(DGM + "t")
         if body is None:
             continue
         for p in body.iter(A + "p"):
             text = _texts(p).strip()
             if text:
-                out.item(text)
+                out.item(text, max(0, min(depth, 8)))
 
 
 def graphic(zf, slide_part, frame, out):
