@@ -49,6 +49,19 @@ def test_doc_numbering_from_word(run):
             "      2.2.2.1. OL 2.2.2.1\n    2.2.3. OL 2.2.3\n3. OL 3\n") in text
 
 
+def test_doc_numbering_start_overrides(run):
+    """POI's Bug52311.doc: heading numbering 1 / 1.1 / 2.3.1, then a list instance (LFO) that starts
+    level 1 at 2 and level 2 at 99: "2.99", as Word shows it (POI's own test expects the same).
+    ListEntryNoListTable.doc names a list it has no table for: no label, as in Word."""
+    text = ok(run("read_document", {"path": os.path.join(DOCS, "poi", "Bug52311.doc")}))["text"]
+    assert text.startswith("# 1 Introduction\n## 1.1 Context\n# 2 Ref\n## 2.1 Header 2.1\n")
+    for label in ("2.3.1 Header 2.3.1", "2.99 Header 2.99", "2.99.1 Header 2.99.1", "2.100 Header 2.100",
+                  "2.101 Header 2.101"):
+        assert "## " + label + "\n" in text
+    text = ok(run("read_document", {"path": os.path.join(DOCS, "poi", "ListEntryNoListTable.doc")}))["text"]
+    assert "\nTable 3. System capacity" in text and "- Table 3" not in text
+
+
 def test_number_formats():
     from xlakit.documents.numbering import chinese_number, format_number
     assert [chinese_number(n) for n in (1, 10, 11, 20, 21, 105, 110, 2024)] == \

@@ -482,8 +482,7 @@ class _State:
             self.out.para(text)
 
     def label(self, papx, text):
-        """(list label as Word shows it or None, level) of a paragraph; "-" for a list the tables
-        do not describe. An empty numbered paragraph still counts, as in Word and the docx reader."""
+        """(list label as Word shows it or None, level) of a paragraph. An empty numbered paragraph still counts, as in Word and the docx reader."""
         if papx is None:
             return None, 0
         ilfo, ilvl = papx.ilfo, papx.ilvl
@@ -494,8 +493,10 @@ class _State:
             ilvl = style[1] if style and ilfo == style[0] else 0
         if not ilfo or ilfo < 0:
             return None, ilvl
-        if self.numbering is None or str(ilfo) not in self.numbering.nums:
+        if self.numbering is None:
             return "-", ilvl
+        if str(ilfo) not in self.numbering.nums:
+            return None, ilvl                    # no such list (or no list table): Word shows no label
         return self.numbering.label(str(ilfo), ilvl), ilvl
 
     def cell_mark(self, papx):

@@ -157,6 +157,7 @@ class Numbering:
         self.nums = {}           # numId -> (abstractNumId, {ilvl: Level overriding}, {ilvl: start})
         self.counts = {}         # abstractNumId -> [count or None] * 9
         self.started = set()     # numIds whose startOverride has been applied
+        self.pending = {}        # abstractNumId -> {ilvl: start override not yet counted}
         if data:
             try:
                 self._load(ET.fromstring(data))
@@ -207,16 +208,22 @@ class Numbering:
         if level.fmt == "bullet":
             return "-"
         counts = self.counts.setdefault(aid, [None] * 9)
+        pending = self.pending.setdefault(aid, {})
         if num_id not in self.started:          # this list instance restarts its overridden levels
             self.started.add(num_id)
             for lvl, start in starts.items():
                 if 0 <= lvl < 9:
-                    counts[lvl] = start - 1
-        counts[ilvl] = (counts[ilvl] + 1) if counts[ilvl] is not None else self._level(num_id, ilvl).start
+                    counts[lvl] = None
+                    pending[lvl] = start
+        # an overridden start is the level's number until a paragraph counts on from it: "2.99"
+        # for the first level-2 item when the instance starts level 1 at 2 and level 2 at 99
+        counts[ilvl] = (counts[ilvl] + 1) if counts[ilvl] is not None else \
+            pending.pop(ilvl, self._level(num_id, ilvl).start)
         for deeper in range(ilvl + 1, 9):      # a new item restarts the levels under it
             restart = self._level(num_id, deeper).restart   # None: after any higher level; 0: never
             if restart is None or (restart > 0 and ilvl <= restart - 1):
                 counts[deeper] = None
+                pending.pop(deeper, None)
         if level.fmt == "none" and not level.text:
             return None
         template = level.text if level.text is not None else "%" + str(ilvl + 1) + "."
@@ -225,7 +232,7 @@ class Numbering:
             mark = "%" + str(k + 1)
             if mark not in out:
                 continue
-            value = counts[k] if counts[k] is not None else self._level(num_id, k).start
+            value = counts[k] if counts[k] is not None else pending.get(k, self._level(num_id, k).start)
             fmt = self._level(num_id, k).fmt
             if level.legal and k < ilvl:
                 fmt = "decimal"                 # legal numbering: 1.1.1 even under 第一章
