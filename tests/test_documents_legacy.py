@@ -77,6 +77,9 @@ def test_pptx_chart_data_and_smartart(run):
     text = read(run, os.path.join(POI, "bar-chart.pptx"))["text"]          # PowerPoint-made
     assert text.split("\n") == ["【第 1 页】", "## My Bar Chart", "图表：Sales", "类别 | Sales", "1st Qtr | 8.2",
                                 "2nd Qtr | 3.2", "3rd Qtr | 1.4", "4th Qtr | 1.2"]
+    text = read(run, os.path.join(DOCS, "pptx", "chart.pptx"))["text"]             # LibreOffice-made
+    assert text.split("\n") == ["【第 1 页】", "季度销售", "图表：2024 年销售额（万元）", "类别 | 华东 | 华南",
+                                "一季度 | 120.5 | 98", "二季度 | 135 | 102.25", "三季度 | 150 | 110"]
     text = read(run, os.path.join(POI, "smartart-simple.pptx"))["text"]
     assert text.startswith("【第 1 页】\n- abc\n- def\n- ghi\nThis file contains a SmartArt diagram")
     text = read(run, os.path.join(POI, "smartart-rotated-text.pptx"))["text"]   # a child node, indented
