@@ -15,7 +15,7 @@
   superset (GB2312 -> GB18030, Big5 -> cp950, Shift_JIS -> cp932, EUC-KR -> cp949, ISO-8859-1 ->
   cp1252). ``--charsets-only`` skips everything else.
 
-- ``--formats DIR``: every .ppt / .epub / WordML .xml / Word 6-95 .doc in DIR (e.g. Apache POI's
+- ``--formats DIR``: every .ppt / .pptx / .epub / WordML .xml / Word 6-95 .doc in DIR (e.g. Apache POI's
   test-data/slideshow) read in-process and compared with LibreOffice's text of the same file
   (``soffice --convert-to odt|odp``, the text of its content.xml in document order, notes
   included): per format files, read ok, median similarity, total time. ``--formats-only`` skips
@@ -209,7 +209,7 @@ def format_scores(folder):
             continue
         kind = sniff(path)
         fmt = kind.kind
-        if fmt not in ("ppt", "epub", "wordml", "doc"):
+        if fmt not in ("ppt", "pptx", "epub", "wordml", "doc"):
             continue
         t0 = time.monotonic()
         try:
@@ -230,7 +230,7 @@ def format_scores(folder):
             continue
         stats["time"] += time.monotonic() - t0
         stats["ok"] += 1
-        theirs = _lo_text(path, "odp" if fmt == "ppt" else "odt")
+        theirs = _lo_text(path, "odp" if fmt in ("ppt", "pptx") else "odt")
         if theirs is None:
             continue
         score = agreement(ours, theirs)

@@ -62,3 +62,25 @@ def test_word95_text_in_its_code_page(run):
     assert "Date | 12/12/97" in text.split("\n")
     # English language id, Russian bytes: the 8-bit text is scored (xlakit.text), not taken as cp1252
     assert read(run, os.path.join(POI, "Bug60942b.doc"))["text"] == "Четыре балла и семь лет"
+
+
+def test_pptx_notes_and_master_text(run):
+    data = read(run, os.path.join(DOCS, "pptx", "deck.pptx"))       # LibreOffice-made
+    assert data["text"].split("\n") == [
+        "【第 1 页】", "项目汇报", "进度：已完成 80%", "风险：人手不足", "内部资料 注意保密", "【备注】", "提醒：先讲预算",
+        "【第 2 页】", "下一步", "十月底上线 Café €5", "文本框里的字", "内部资料 注意保密",
+        "【第 3 页】", "第三页 Summary", "内部资料 注意保密", "【备注】", "结束时提问"]
+    assert "单击" not in data["text"] and "Click" not in data["text"]     # no placeholder prompts
+
+
+def test_pptx_chart_data_and_smartart(run):
+    text = read(run, os.path.join(POI, "bar-chart.pptx"))["text"]          # PowerPoint-made
+    assert text.split("\n") == ["【第 1 页】", "## My Bar Chart", "图表：Sales", "类别 | Sales", "1st Qtr | 8.2",
+                                "2nd Qtr | 3.2", "3rd Qtr | 1.4", "4th Qtr | 1.2"]
+    text = read(run, os.path.join(DOCS, "pptx", "chart.pptx"))["text"]             # LibreOffice-made
+    assert text.split("\n") == ["【第 1 页】", "季度销售", "图表：2024 年销售额（万元）", "类别 | 华东 | 华南",
+                                "一季度 | 120.5 | 98", "二季度 | 135 | 102.25", "三季度 | 150 | 110"]
+    text = read(run, os.path.join(POI, "smartart-simple.pptx"))["text"]
+    assert text.startswith("【第 1 页】\n- abc\n- def\n- ghi\nThis file contains a SmartArt diagram")
+    text = read(run, os.path.join(POI, "smartart-rotated-text.pptx"))["text"]   # a child node, indented
+    assert text == "【第 1 页】\n- abc\n- def\n- ghi\n  - jkl"

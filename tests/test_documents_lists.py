@@ -1,8 +1,10 @@
-"""Automatic numbering in .docx (issue 26): the labels Word shows, which are not in the text.
+"""Automatic numbering in .docx and .doc (issue 26): the labels Word shows, which are not in the text.
 
 The fixture numbered.docx is LibreOffice's export of numbered.fodt: outline numbering 一、/（一）
 on the headings (chineseCounting-style formats in numbering.xml), a decimal list with a second
-level shown as 1.1., a second list that restarts at 1, and a circled-number list."""
+level shown as 1.1., a second list that restarts at 1, and a circled-number list. numbered.doc is
+numbered.docx saved as Word 97 by LibreOffice (LST/LFO tables, sprmPIlfo on the paragraphs and
+the heading styles): it must read exactly like the docx."""
 import os
 
 from conftest import FIXTURES, ok
@@ -30,6 +32,34 @@ EXPECTED = """# 一、总则
 def test_docx_numbering_as_word_shows_it(run):
     data = ok(run("read_document", {"path": os.path.join(DOCS, "numbered.docx")}))
     assert data["text"] == EXPECTED
+
+
+def test_doc_numbering_reads_like_the_docx(run):
+    data = ok(run("read_document", {"path": os.path.join(DOCS, "numbered.doc")}))
+    assert data["format"] == "doc" and data["text"] == EXPECTED
+
+
+def test_doc_numbering_from_word(run):
+    """Apache POI's Lists.doc (saved by Word): bullets stay "-", a multi-level decimal list counts
+    and restarts its sub-levels."""
+    text = ok(run("read_document", {"path": os.path.join(DOCS, "poi", "Lists.doc")}))["text"]
+    assert "1. Ordered list 1\n2. OL 2\n3. OL 3\n" in text
+    assert "- Unordered list 1\n- UL 2\n" in text
+    assert ("1. OL 1\n2. OL 2\n  2.1. OL 2.1\n  2.2. OL 2.2\n    2.2.1. OL 2.2.1\n    2.2.2. OL 2.2.2\n"
+            "      2.2.2.1. OL 2.2.2.1\n    2.2.3. OL 2.2.3\n3. OL 3\n") in text
+
+
+def test_doc_numbering_start_overrides(run):
+    """POI's Bug52311.doc: heading numbering 1 / 1.1 / 2.3.1, then a list instance (LFO) that starts
+    level 1 at 2 and level 2 at 99: "2.99", as Word shows it (POI's own test expects the same).
+    ListEntryNoListTable.doc names a list it has no table for: no label, as in Word."""
+    text = ok(run("read_document", {"path": os.path.join(DOCS, "poi", "Bug52311.doc")}))["text"]
+    assert text.startswith("# 1 Introduction\n## 1.1 Context\n# 2 Ref\n## 2.1 Header 2.1\n")
+    for label in ("2.3.1 Header 2.3.1", "2.99 Header 2.99", "2.99.1 Header 2.99.1", "2.100 Header 2.100",
+                  "2.101 Header 2.101"):
+        assert "## " + label + "\n" in text
+    text = ok(run("read_document", {"path": os.path.join(DOCS, "poi", "ListEntryNoListTable.doc")}))["text"]
+    assert "\nTable 3. System capacity" in text and "- Table 3" not in text
 
 
 def test_number_formats():

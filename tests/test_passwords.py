@@ -17,7 +17,8 @@ def _logs(home):
     return "".join(open(p, encoding="utf-8").read() for p in glob.glob(str(home / ".xla" / "logs" / "*")))
 
 
-@pytest.mark.parametrize("name", ["report_agile.docx", "report_rc4.doc", "report_aes.pdf"])
+@pytest.mark.parametrize("name", ["report_agile.docx", "report_rc4.doc", "report_aes.pdf", "report_aes.odt",
+                                  "report_blowfish.odt"])
 def test_documents_with_password(run, home, name, tmp_path):
     path = os.path.join(CRYPT, name)
     tmp = tmp_path / "tmp"
@@ -33,6 +34,22 @@ def test_documents_with_password(run, home, name, tmp_path):
     printed = "".join(r.stdout + r.stderr for r in (need, wrong)) + _logs(home)
     assert SECRET not in printed and "2024x" not in printed
     assert not os.listdir(str(tmp))          # the decrypted copy is gone
+
+
+def test_encrypted_odf(run):
+    """LibreOffice's password-protected odt/ods: said to be encrypted (not "damaged") and how to save
+    it without a password; with the password it reads exactly like the plain file."""
+    err = fail(run("read_document", {"path": os.path.join(CRYPT, "report_aes.odt")}))
+    assert "OpenDocument" in err and "损坏" in err and "不是文件损坏" in err and "使用密码保存" in err
+    plain = ok(run("read_document", {"path": os.path.join(FIXTURES, "documents", "report.odt")}))["text"]
+    data = ok(run("read_document", {"path": os.path.join(CRYPT, "report_aes.odt"), "password": SECRET}))
+    assert data["text"] == plain and data["encrypted"] is True
+    path = os.path.join(CRYPT, "ledger_aes.ods")
+    assert "使用密码保存" in fail(run("read_spreadsheet", {"path": path}))
+    assert "密码不对" in fail(run("read_spreadsheet", {"path": path, "password": "1234"}))
+    rows = ok(run("read_spreadsheet", {"path": path, "password": SECRET}))["sheets"][0]["rows"]
+    plain = ok(run("read_spreadsheet", {"path": os.path.join(FIXTURES, "sample.ods")}))["sheets"][0]["rows"]
+    assert rows == plain and rows[2][:3] == ["2024-01-05", "苹果", 10]
 
 
 def test_spreadsheets_with_password(run, home):

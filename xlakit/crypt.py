@@ -4,7 +4,8 @@ Users say "打开这个加密的表格，密码是 1234". Documents and tables b
 rules are one: OOXML agile/standard encryption (the ``EncryptionInfo``/``EncryptedPackage`` OLE
 container), and the legacy RC4 / CryptoAPI / XOR encryption of Word 97 ``.doc``, Excel ``.xls``
 and PowerPoint ``.ppt`` are undone by msoffcrypto-tool (through ``pydeps_boot``; it brings the
-cryptography library, which pypdf's AES needs too).
+cryptography library, which pypdf's AES needs too); OpenDocument packages saved with a password
+(odt/ods/odp) by ``odf_crypt`` on the same cryptography.
 
 Excel's read-only-recommended workbooks are encrypted with the built-in password
 "VelvetSweatshop": Excel opens them without asking, so do we (it is tried before asking).
@@ -35,6 +36,9 @@ NEED_PASSWORD = ("文件已加密（设置了打开密码），没有密码读�
                  "或请用户在 Office/WPS 里去掉密码后另存一份")
 WRONG_PASSWORD = ("密码不对，解不开这个加密文件。请向用户确认打开密码（注意大小写、全角/半角和空格）后，"
                   "用 password 参数重新传入")
+NEED_ODF_PASSWORD = ("这是设置了打开密码的 OpenDocument 文件（LibreOffice/WPS 保存时加了密码，不是文件损坏），没有密码读不了。"
+                     "请向用户要打开密码，用 password 参数传入后重试；或请用户在 LibreOffice 里输入密码打开，"
+                     "「文件 → 另存为」时取消勾选「使用密码保存」，另存一份再试")
 UNSUPPORTED = ("文件用少见的方式加密（%s），无法解密。请用户在 Office/WPS 里输入密码打开，去掉密码后另存一份再试")
 
 _FOLDERS = []
@@ -76,6 +80,8 @@ def office_encrypted(path, kind):
     workbook stream, PowerPoint's ``EncryptedSummary`` stream."""
     if kind.kind == "ole" and kind.encrypted:
         return True
+    if kind.kind in ("odt", "ods", "odp"):
+        return kind.encrypted
     names = kind.names
     if kind.kind == "ppt" or "powerpoint document" in names:
         return "encryptedsummary" in names
@@ -148,6 +154,8 @@ def decrypt(path, password=None, suffix=""):
     """A ``Plain`` copy of encrypted ``path``. ``password`` None/"" tries Excel's default password
     only, then says one is needed; a wrong one says so, in other words."""
     import pydeps_boot
+    if _is_zip(path):
+        return _decrypt_odf(path, password, suffix)
     try:
         msoffcrypto = pydeps_boot.ensure("msoffcrypto")
     except pydeps_boot.DependencyError as exc:
@@ -194,6 +202,40 @@ def decrypt(path, password=None, suffix=""):
     _FOLDERS.remove(folder)
     raise FormatError(WRONG_PASSWORD if password else NEED_PASSWORD,
                       encrypted=True, wrong_password=bool(password))
+
+
+def _is_zip(path):
+    with open(path, "rb") as fh:
+        return fh.read(4) == b"PK\x03\x04"
+
+
+def _decrypt_odf(path, password, suffix):
+    """An OpenDocument package saved with a password, rebuilt unencrypted (``odf_crypt``)."""
+    if not password:
+        raise FormatError(NEED_ODF_PASSWORD, encrypted=True, wrong_password=False)
+    import pydeps_boot
+    try:
+        pydeps_boot.ensure("msoffcrypto")       # brings cryptography
+    except pydeps_boot.DependencyError as exc:
+        raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
+    from . import odf_crypt
+    folder = tempfile.mkdtemp(prefix="xla-plain-")
+    _FOLDERS.append(folder)
+    target = os.path.join(folder, "plain" + suffix)
+    try:
+        odf_crypt.decrypt_to(path, password, target)
+        return Plain(target, folder, False)
+    except BaseException as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        _FOLDERS.remove(folder)
+        if isinstance(exc, odf_crypt.WrongPassword):
+            raise FormatError(WRONG_PASSWORD, encrypted=True, wrong_password=True)
+        if isinstance(exc, odf_crypt.Unsupported):
+            raise FormatError(UNSUPPORTED.replace("Office/WPS", "LibreOffice") % str(exc)[:40], encrypted=True)
+        if isinstance(exc, Exception) and not isinstance(exc, FormatError):
+            raise FormatError("加密的 OpenDocument 文件解不开（%s），可能已损坏。请用户在 LibreOffice 里输入密码打开，"
+                              "去掉密码后另存一份再试" % type(exc).__name__, encrypted=True)
+        raise
 
 
 def _restore_ppt_edits(original, plain):

@@ -424,7 +424,10 @@ def _classify_zip(fh, entries, names):
                 mime = candidate
                 break
     if mime in ODF_MIMES:
-        return Kind(ODF_MIMES[mime], mime=mime)
+        # saved with a password: the parts are encrypted, the manifest says how (xlakit.odf_crypt)
+        locked = "meta-inf/manifest.xml" in entries and \
+            b"encryption-data" in _read_small(fh, entries["meta-inf/manifest.xml"])
+        return Kind(ODF_MIMES[mime], mime=mime, encrypted=locked)
     if mime == "application/epub+zip" or (not mime and "meta-inf/container.xml" in names and
                                            any(n.endswith(".opf") for n in names)):
         return Kind("epub", mime="application/epub+zip")

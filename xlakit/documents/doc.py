@@ -12,7 +12,8 @@ Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only th
 (``HYPERLINK "…"``, ``PAGE``, ``TOC \\o`` are not); ``0x0D`` ends a paragraph, ``0x07`` ends a
 table cell or, when the paragraph properties say "table terminating paragraph" (read from the
 PAPX FKPs), a row; headings come from the paragraph's style (built-in "heading 1–9") or outline
-level. Encrypted documents are decrypted first (``xlakit.crypt``).
+level; list labels ("一、", "1.1") from the list tables (``doc_lists``) through the paragraph's or
+its style's sprmPIlfo/sprmPIlvl. Encrypted documents are decrypted first (``xlakit.crypt``).
 
 Word 6.0/95 files (FIB ``nFib`` 101-105, ident not 0xA5EC) have a shorter fixed FIB, keep the
 piece table in the WordDocument stream itself and store every character as one 8-bit byte (or
@@ -26,6 +27,7 @@ import bisect
 import re
 import struct
 
+from . import doc_lists
 from .base import FormatError
 
 NAME = "doc"
@@ -192,7 +194,7 @@ def _sprm_size(sprm, data, pos):
 
 
 class Papx:
-    __slots__ = ("istd", "ttp", "in_table", "itap", "inner_ttp", "inner_cell", "outline", "list", "ilvl")
+    __slots__ = ("istd", "ttp", "in_table", "itap", "inner_ttp", "inner_cell", "outline", "list", "ilvl", "ilfo")
 
     def __init__(self):
         self.istd = 0
@@ -200,7 +202,8 @@ class Papx:
         self.itap = 0
         self.outline = None
         self.list = False
-        self.ilvl = 0
+        self.ilvl = None       # None: not set here (the style's level applies)
+        self.ilfo = None       # None: not set here; 0: explicitly no list
 
 
 def _parse_papx(grpprl):
@@ -229,7 +232,8 @@ def _parse_papx(grpprl):
         elif sprm == 0x260A:
             p.ilvl = min(val, 8)
         elif sprm == 0x460B and pos + 2 <= len(grpprl):
-            p.list = struct.unpack_from("<H", grpprl, pos)[0] != 0
+            p.ilfo = struct.unpack_from("<h", grpprl, pos)[0]
+            p.list = p.ilfo != 0
         pos += size
     return p
 
@@ -289,12 +293,16 @@ class ParaProps:
         return None
 
 
-def heading_styles(table, fib):
-    """istd -> heading level, from the stylesheet (built-in sti 1-9 or a "heading N" name)."""
+def read_styles(table, fib):
+    """The stylesheet: (istd -> heading level, istd -> (ilfo, ilvl) of the style's list).
+
+    Heading levels come from the built-in sti 1-9 or a "heading N" name; a style's list from the
+    sprmPIlfo/sprmPIlvl of its paragraph UPX, inherited along istdBase (Chinese templates number
+    "标题 1" through the style, the paragraphs carry no list of their own)."""
     fc, lcb = fib.pair(1)
-    out = {}
+    headings, own, bases = {}, {}, {}
     if not lcb or fc + lcb > len(table):
-        return out
+        return headings, {}
     stsh = table[fc:fc + lcb]
     try:
         cb_stshi = struct.unpack_from("<H", stsh, 0)[0]
@@ -309,18 +317,36 @@ def heading_styles(table, fib):
             if cb < 10:
                 continue
             sti = struct.unpack_from("<H", std, 0)[0] & 0x0FFF
+            stk_base = struct.unpack_from("<H", std, 2)[0]
+            bases[istd] = stk_base >> 4
             level = sti if 1 <= sti <= 9 else None
-            if level is None and len(std) > cb_base + 2:
-                cch = struct.unpack_from("<H", std, cb_base)[0]
+            cch = struct.unpack_from("<H", std, cb_base)[0] if len(std) > cb_base + 2 else 0
+            if level is None and cch:
                 name = std[cb_base + 2:cb_base + 2 + 2 * cch].decode("utf-16-le", "replace")
                 m = HEADING_NAME.match(name.split(",")[0].strip())
                 if m:
                     level = int(m.group(1))
             if level:
-                out[istd] = level
+                headings[istd] = level
+            upx = cb_base + 2 + 2 * cch + 2
+            if stk_base & 0x0F == 1 and upx + 2 <= len(std):      # paragraph style: first UPX is its PAPX
+                size = struct.unpack_from("<H", std, upx)[0]
+                papx = _parse_papx(std[upx + 2:upx + 2 + size])
+                own[istd] = (papx.ilfo, papx.ilvl)
     except struct.error:
         pass
-    return out
+    lists = {}
+    for istd in own:
+        ilfo = ilvl = None
+        seen, at = set(), istd
+        while at in own and at not in seen and (ilfo is None or ilvl is None):
+            seen.add(at)
+            ilfo = own[at][0] if ilfo is None else ilfo
+            ilvl = own[at][1] if ilvl is None else ilvl
+            at = bases.get(at)
+        if ilfo:
+            lists[istd] = (ilfo, ilvl or 0)
+    return headings, lists
 
 
 # ---------------------------------------------------------------- text
@@ -383,8 +409,9 @@ def convert(path, kind, out, deadline=None):
     else:   # no CLX (some old converters): one piece at fcMin, guessed width
         plist = [Piece(0, fib.ccp_text, fib.fc_min, False)]
     props = ParaProps(wd, table, fib)
-    headings = heading_styles(table, fib)
-    _emit(wd, plist, fib.ccp_text, props, headings, out, deadline)
+    headings, style_lists = read_styles(table, fib)
+    lists = doc_lists.read(table, fib)
+    _emit(wd, plist, fib.ccp_text, props, headings, out, deadline, lists=(lists, style_lists))
 
 
 def _word95(wd, fib, out, deadline):
@@ -415,8 +442,9 @@ def _word95(wd, fib, out, deadline):
 
 
 class _State:
-    def __init__(self, out, props, headings):
+    def __init__(self, out, props, headings, lists=None):
         self.out = out
+        self.numbering, self.style_lists = lists or (None, {})
         self.props = props
         self.headings = headings
         self.buf = []          # text of the current paragraph
@@ -444,12 +472,33 @@ class _State:
             level = self.headings.get(papx.istd)
             if level is None and papx.outline is not None and papx.outline < 6:
                 level = papx.outline + 1
+        label, ilvl = self.label(papx, text)
         if level:
+            if label and label != "-":
+                text = label + ("" if label[-1] in "、）)】．" else " ") + text.strip()
             self.out.heading(level, text)
-        elif papx is not None and papx.list:
-            self.out.item(text, papx.ilvl)
+        elif label:
+            self.out.item(text, ilvl, label)
         else:
             self.out.para(text)
+
+    def label(self, papx, text):
+        """(list label as Word shows it or None, level) of a paragraph. An empty numbered paragraph still counts, as in Word and the docx reader."""
+        if papx is None:
+            return None, 0
+        ilfo, ilvl = papx.ilfo, papx.ilvl
+        style = self.style_lists.get(papx.istd)
+        if ilfo is None and style:
+            ilfo = style[0]
+        if ilvl is None:
+            ilvl = style[1] if style and ilfo == style[0] else 0
+        if not ilfo or ilfo < 0:
+            return None, ilvl
+        if self.numbering is None:
+            return "-", ilvl
+        if str(ilfo) not in self.numbering.nums:
+            return None, ilvl                    # no such list (or no list table): Word shows no label
+        return self.numbering.label(str(ilfo), ilvl), ilvl
 
     def cell_mark(self, papx):
         text = "".join(self.buf)
@@ -479,8 +528,8 @@ class _State:
             self.cells = []
 
 
-def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_compressed):
-    st = _State(out, props if props else None, headings)
+def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_compressed, lists=None):
+    st = _State(out, props if props else None, headings, lists)
     limit = ccp_text if ccp_text else max((p.cp_end for p in plist), default=0)
     for n, piece in enumerate(plist):
         if piece.cp >= limit:

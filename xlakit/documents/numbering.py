@@ -8,8 +8,8 @@ knows the number formats Word writes (``w:numFmt``), expands a level's template 
 continues across paragraphs, starts at ``w:start``, restarts when a higher level moves on (or per
 ``w:lvlRestart``), and a list instance (``w:num``) with ``w:startOverride`` starts afresh.
 
-Used by ``docx``; the format names are Word's, so the legacy .doc reader can map its LVL codes
-onto them.
+Used by ``docx`` (from numbering.xml) and WordML; ``doc_lists`` fills it from a .doc's LST/LFO tables
+through ``add_list``/``add_num``, mapping its LVL codes onto Word's format names.
 """
 import xml.etree.ElementTree as ET
 
@@ -106,7 +106,9 @@ def format_number(n, fmt):
     return str(n)
 
 
-class _Level:
+class Level:
+    """One list level: number format (Word's name), label template with %1-%9, start value,
+    restart rule (None after any higher level, 0 never, k after level k-1 or higher), legal."""
     __slots__ = ("fmt", "text", "start", "restart", "legal")
 
     def __init__(self, fmt="decimal", text=None, start=1, restart=None, legal=False):
@@ -128,7 +130,7 @@ def _ilvl(el):
 
 
 def _read_level(lvl, base=None):
-    level = _Level() if base is None else _Level(base.fmt, base.text, base.start, base.restart, base.legal)
+    level = Level() if base is None else Level(base.fmt, base.text, base.start, base.restart, base.legal)
     fmt = lvl.find(W + "numFmt")
     if fmt is not None:
         level.fmt = fmt.get(W + "val", "decimal")
@@ -151,10 +153,11 @@ class Numbering:
     for a paragraph that is not numbered)."""
 
     def __init__(self, data=None):
-        self.abstract = {}       # abstractNumId -> {ilvl: _Level}
-        self.nums = {}           # numId -> (abstractNumId, {ilvl: _Level overriding}, {ilvl: start})
+        self.abstract = {}       # abstractNumId -> {ilvl: Level}
+        self.nums = {}           # numId -> (abstractNumId, {ilvl: Level overriding}, {ilvl: start})
         self.counts = {}         # abstractNumId -> [count or None] * 9
         self.started = set()     # numIds whose startOverride has been applied
+        self.pending = {}        # abstractNumId -> {ilvl: start override not yet counted}
         if data:
             try:
                 self._load(ET.fromstring(data))
@@ -180,12 +183,21 @@ class Numbering:
                     levels[ilvl] = lvl
             self.nums[num.get(W + "numId")] = (ref.get(W + "val"), levels, starts)
 
+    def add_list(self, aid, levels):
+        """A list definition given as data: ``levels`` {ilvl: Level}."""
+        self.abstract[str(aid)] = dict(levels)
+
+    def add_num(self, num_id, aid, starts=None, levels=None):
+        """A list instance of list ``aid``: ``starts`` {ilvl: start override}, ``levels`` {ilvl: Level}."""
+        self.nums[str(num_id)] = (str(aid), dict(levels or {}), dict(starts or {}))
+
     def _level(self, num_id, ilvl):
         aid, overrides, _starts = self.nums[num_id]
         base = self.abstract.get(aid, {}).get(ilvl)
         if ilvl in overrides:
-            return _read_level(overrides[ilvl], base)
-        return base or _Level("bullet" if not self.abstract.get(aid) else "decimal")
+            over = overrides[ilvl]
+            return over if isinstance(over, Level) else _read_level(over, base)
+        return base or Level("bullet" if not self.abstract.get(aid) else "decimal")
 
     def label(self, num_id, ilvl=0):
         if not num_id or num_id == "0" or num_id not in self.nums:
@@ -196,16 +208,22 @@ class Numbering:
         if level.fmt == "bullet":
             return "-"
         counts = self.counts.setdefault(aid, [None] * 9)
+        pending = self.pending.setdefault(aid, {})
         if num_id not in self.started:          # this list instance restarts its overridden levels
             self.started.add(num_id)
             for lvl, start in starts.items():
                 if 0 <= lvl < 9:
-                    counts[lvl] = start - 1
-        counts[ilvl] = (counts[ilvl] + 1) if counts[ilvl] is not None else self._level(num_id, ilvl).start
+                    counts[lvl] = None
+                    pending[lvl] = start
+        # an overridden start is the level's number until a paragraph counts on from it: "2.99"
+        # for the first level-2 item when the instance starts level 1 at 2 and level 2 at 99
+        counts[ilvl] = (counts[ilvl] + 1) if counts[ilvl] is not None else \
+            pending.pop(ilvl, self._level(num_id, ilvl).start)
         for deeper in range(ilvl + 1, 9):      # a new item restarts the levels under it
             restart = self._level(num_id, deeper).restart   # None: after any higher level; 0: never
             if restart is None or (restart > 0 and ilvl <= restart - 1):
                 counts[deeper] = None
+                pending.pop(deeper, None)
         if level.fmt == "none" and not level.text:
             return None
         template = level.text if level.text is not None else "%" + str(ilvl + 1) + "."
@@ -214,7 +232,7 @@ class Numbering:
             mark = "%" + str(k + 1)
             if mark not in out:
                 continue
-            value = counts[k] if counts[k] is not None else self._level(num_id, k).start
+            value = counts[k] if counts[k] is not None else pending.get(k, self._level(num_id, k).start)
             fmt = self._level(num_id, k).fmt
             if level.legal and k < ilvl:
                 fmt = "decimal"                 # legal numbering: 1.1.1 even under 第一章

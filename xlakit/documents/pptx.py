@@ -2,12 +2,16 @@
 
 The order is the presentation's slide list (``sldIdLst`` through the relationships), not the part
 names: slide7.xml may well be shown second. Within a slide, shapes come in their drawing order;
-tables as rows; speaker notes are left out (they are the presenter's, not the audience's).
+tables as rows; charts as a small table of their cached data and SmartArt as its nodes' text
+(``pptx_parts``). After the slide's own shapes comes the text its layout and master draw on it (a
+footer, a banner; not the placeholders' prompt text), then the speaker notes as ``【备注】``, like
+the .ppt reader: the notes are often where the presenter wrote what the slide means.
 """
 import posixpath
 import zipfile
 
 from .base import FormatError, zip_xml
+from . import pptx_parts
 
 NAME = "pptx"
 LABEL = "PowerPoint 演示文稿（.pptx）"
@@ -51,6 +55,7 @@ def convert(path, kind, out, deadline=None):
         raise FormatError("演示文稿已损坏，无法打开（%s）" % exc)
     with zf:
         slides = _slides(zf)
+        shown = {}
         out.page_count = len(slides)
         for number, name in enumerate(slides, 1):
             if deadline is not None:
@@ -59,19 +64,80 @@ def convert(path, kind, out, deadline=None):
             out.page(number)
             if root is None:
                 continue
-            _shapes(root, out)
+            _shapes(zf, name, root, out)
+            for text in _behind(zf, name, root, shown):
+                out.para(text)
+            _notes(zf, name, out)
 
 
-def _shapes(el, out):
+def _shows_master(root):
+    return root.get("showMasterSp", "1") not in ("0", "false")
+
+
+def _behind(zf, name, root, shown):
+    """Text of the non-placeholder shapes of the slide's layout and (unless hidden) master."""
+    if not _shows_master(root):
+        return []
+    layout = pptx_parts.related(zf, name, "slideLayout")
+    if not layout:
+        return []
+    texts = []
+    layout_root = _fixed(zf, layout, shown)
+    if layout_root is not None:
+        texts += shown[layout][1]
+        if _shows_master(layout_root):
+            master = pptx_parts.related(zf, layout, "slideMaster")
+            if master and _fixed(zf, master, shown) is not None:
+                texts = shown[master][1] + texts
+    return texts
+
+
+def _fixed(zf, part, shown):
+    """(root, [texts of shapes that are not placeholders]) of a layout or master, cached."""
+    if part not in shown:
+        root = zip_xml(zf, part)
+        texts = []
+        if root is not None:
+            for sp in root.iter(P + "sp"):
+                if sp.find(P + "nvSpPr/" + P + "nvPr/" + P + "ph") is None and sp.find(P + "txBody") is not None:
+                    texts += [t for t in (_para(p) for p in sp.find(P + "txBody").iter(A + "p")) if t.strip()]
+        shown[part] = (root, texts)
+    return shown[part][0]
+
+
+_NOT_NOTES = ("sldImg", "sldNum", "hdr", "ftr", "dt")
+
+
+def _notes(zf, name, out):
+    part = pptx_parts.related(zf, name, "notesSlide")
+    root = zip_xml(zf, part) if part else None
+    if root is None:
+        return
+    texts = []
+    for sp in root.iter(P + "sp"):
+        ph = sp.find(P + "nvSpPr/" + P + "nvPr/" + P + "ph")
+        body = sp.find(P + "txBody")
+        if body is None or (ph is not None and ph.get("type") in _NOT_NOTES):
+            continue
+        texts += [t for t in (_para(p) for p in body.iter(A + "p")) if t.strip()]
+    if texts:
+        out.section("备注")
+        for text in texts:
+            out.para(text)
+
+
+def _shapes(zf, name, el, out):
     for child in el:
         tag = child.tag
         if tag == MC + "Fallback":
             continue
         if tag == P + "sp":
             body = child.find(P + "txBody")
+            ph = child.find(".//" + P + "ph")
+            if ph is not None and ph.get("type") == "sldNum":
+                continue                         # the slide number: 【第 N 页】 says it already
             if body is not None:
                 title = False
-                ph = child.find(".//" + P + "ph")
                 if ph is not None and ph.get("type") in ("title", "ctrTitle"):
                     title = True
                 paras = [_para(p) for p in body.iter(A + "p")]
@@ -81,11 +147,13 @@ def _shapes(el, out):
                 else:
                     for p in paras:
                         out.para(p)
+        elif tag == P + "graphicFrame" and child.find(".//" + A + "tbl") is None:
+            pptx_parts.graphic(zf, name, child, out)
         elif tag == A + "tbl":
             for tr in child.iter(A + "tr"):
                 out.row([" ".join(_para(p) for p in tc.iter(A + "p")) for tc in tr.iter(A + "tc")])
         else:
-            _shapes(child, out)
+            _shapes(zf, name, child, out)
 
 
 def _para(p):
