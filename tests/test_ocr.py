@@ -159,6 +159,15 @@ def test_a_word_file_that_is_only_a_picture_is_read(run):
     assert any("只有图片" in w for w in data["warnings"])
 
 
+def test_a_deck_of_picture_only_slides_is_read(run):
+    """picture_only.pptx: one blank-layout slide holding notice.png (made with python-pptx). The
+    slide marker alone is not text: the pictures are read."""
+    data = ok(read(run, "picture_only.pptx"))
+    assert data["text"].startswith("【第 1 页】\n关于调整办公时间的通知")
+    assert accuracy(expected("notice.txt"), data["text"].split("\n", 1)[1]) >= 0.95
+    assert data["ocr"]["pages_read"] == 1
+
+
 def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, tmp_path):
     with open(os.path.join(OCR, "scan.pdf"), "rb") as fh:
         raw = fh.read()

@@ -79,7 +79,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
         complete = True
         try:
             mod.convert(path, kind, out, deadline)
-            if not out.size and ocr != "off" and kind.kind in ("docx", "pptx"):
+            if not out.has_content() and ocr != "off" and kind.kind in ("docx", "pptx"):
                 _ocr_pictures.read(path, kind, out, deadline)
         except Enough:
             complete = False

@@ -54,6 +54,7 @@ class Builder:
         self.blocks = 0
         self.title = None
         self.pages = 0              # page markers written (PDF, slides)
+        self.marks = 0              # characters those markers take (has_content leaves them out)
         self._count = 0
         self.warnings = []
         self.page_count = None      # pages or slides in the whole file, when the format knows
@@ -116,7 +117,13 @@ class Builder:
 
     def page(self, number):
         self.pages += 1
+        before = self.size
         self._add("【第 %d 页】" % number)
+        self.marks += self.size - before
+
+    def has_content(self):
+        """Anything besides page markers: a deck of picture-only slides has markers and no text."""
+        return self.size > self.marks
 
     def section(self, name):
         """A label before the parts that come after the body (footnotes, headers and footers)."""
