@@ -44,3 +44,22 @@ def test_long_pdf_paged_window_by_window(run, home):
     mid = full.index("【第 41 页】") + 7
     data = read(run, path, offset=mid, max_chars=100)
     assert data["text"] == full[mid:mid + 100]
+
+
+CID_LINES = ["安徽省人民政府办公厅关于印发通知（2023）", "各市人民政府", "臺灣省政府公報", "東京都の公文書", "대한민국 정부"]
+
+
+def test_cid_fonts_without_tounicode_read_through_the_collection_table(run):
+    """Identity-H/V fonts of Adobe-GB1/CNS1/Japan1/Korea1 with no ToUnicode map: the CIDs go
+    through Adobe's tables; pdftotext (its own copy of the tables, poppler-data) agrees."""
+    import shutil
+    import subprocess
+    path = os.path.join(DOCS, "cidfonts.pdf")
+    text = read(run, path)["text"]
+    assert text.split("\n") == ["【第 1 页】", CID_LINES[0] + " " + CID_LINES[1]] + CID_LINES[2:]
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext:
+        theirs = subprocess.run([pdftotext, path, "-"], capture_output=True, timeout=30).stdout.decode("utf-8")
+        if theirs.strip():        # without poppler-data pdftotext prints nothing for these fonts
+            flat = "".join(theirs.split())
+            assert all("".join(line.split()) in flat for line in CID_LINES), theirs
