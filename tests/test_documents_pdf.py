@@ -2,7 +2,7 @@
 table, fake bold, and paging a long PDF window by window from the page cache."""
 import os
 
-from conftest import FIXTURES, ok
+from conftest import FIXTURES, fail, ok
 
 DOCS = os.path.join(FIXTURES, "documents")
 
@@ -63,3 +63,20 @@ def test_cid_fonts_without_tounicode_read_through_the_collection_table(run):
         if theirs.strip():        # without poppler-data pdftotext prints nothing for these fonts
             flat = "".join(theirs.split())
             assert all("".join(line.split()) in flat for line in CID_LINES), theirs
+
+
+def test_pages_without_text_or_image_say_what_they_hold(run):
+    """Blank, form-only and comment-only pages are not called scans (pypdf-made pages)."""
+    data = read(run, os.path.join(DOCS, "bare.pdf"))
+    pages = data["text"].split("【第 ")
+    assert "年度工作报告" in pages[1]
+    assert [p.split("\n", 1)[1] for p in pages[2:]] == ["〔本页是空白页，没有文字〕\n", "〔本页只有表单域，没有文字〕\n",
+                                                       "〔本页只有批注，没有文字〕\n", "〔本页是空白页，没有文字〕"]
+    assert data["warnings"] == ["这些页没有文字：第 2、5 页是空白页，第 3 页只有表单域，第 4 页只有批注"]
+    assert "扫描" not in data["text"] + "".join(data["warnings"])
+
+
+def test_a_pdf_with_nothing_on_it_is_not_called_a_scan(run):
+    err = fail(run("read_document", {"path": os.path.join(DOCS, "nothing.pdf")}))
+    assert "扫描版" not in err and "需要先做文字识别" not in err
+    assert "共 2 页" in err and "第 1 页是空白页，第 2 页只有表单域" in err
