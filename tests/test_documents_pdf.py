@@ -80,3 +80,26 @@ def test_a_pdf_with_nothing_on_it_is_not_called_a_scan(run):
     err = fail(run("read_document", {"path": os.path.join(DOCS, "nothing.pdf")}))
     assert "扫描版" not in err and "需要先做文字识别" not in err
     assert "共 2 页" in err and "第 1 页是空白页，第 2 页只有表单域" in err
+
+
+COLUMN_LEFT = ["左栏第一行：本市各区县人民政府", "左栏第二行：要按照通知要求认真", "左栏第三行：做好辖区内的安全",
+               "左栏第四行：生产检查工作。"]
+COLUMN_RIGHT = ["右栏第一行：各有关单位应当在", "右栏第二行：规定时间内报送材料", "右栏第三行：逾期未报送的视为",
+                "右栏第四行：放弃。"]
+
+
+def test_columns_drawn_row_by_row_read_column_by_column(run):
+    text = read(run, os.path.join(DOCS, "columns_rows.pdf"))["text"]
+    page1, page2 = text.split("\n【第 2 页】\n")
+    assert page1.split("\n") == (["【第 1 页】", "关于开展安全生产检查的通知"] + COLUMN_LEFT + COLUMN_RIGHT +
+                                 ["特此通知。市安全生产委员会办公室"])
+    # a table drawn the same way keeps its rows
+    assert page2.split("\n") == ["单位 检查次数 隐患", "一区 12 3", "二区 9 1", "三区 15 4"]
+
+
+def test_libreoffice_two_column_section_stays_as_drawn(run):
+    """LibreOffice draws a column at a time: the text is already in order and is left alone."""
+    lines = read(run, os.path.join(DOCS, "columns.pdf"))["text"].split("\n")
+    assert lines[:3] == ["【第 1 页】", "两栏排版的通知", "左栏第1 段：本市各区县人民政府要按照通知要"]
+    assert lines.index("右栏第1 段：各有关单位应当在规定时间内报送") == 12
+    assert lines[-1] == "正文结束，以下单栏。"

@@ -10,10 +10,12 @@ page text is rebuilt from the pieces only when a copy was found and the pieces a
 what pypdf returned (otherwise pypdf's own text stands), so a page without fake bold is returned
 untouched, and text that really repeats ("哈哈哈哈", a row of dashes) is kept: it is drawn once,
 moving along the line. Before extraction, a CJK font without a ToUnicode map is given one for the
-page's codes from its collection's table (``cid_unicode.prepare``).
+page's codes from its collection's table (``cid_unicode.prepare``); after it, a page whose columns
+were drawn row by row is put in column order (``pdf_columns``).
 """
 
 from .cid_unicode import prepare
+from .pdf_columns import order
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
 
@@ -31,9 +33,9 @@ def page_text(page):
         try:
             pos = _position(cm, tm)
             scale = max(abs(cm[0]), abs(cm[3]), 1e-6) * max(abs(tm[0]), abs(tm[3]), 1e-6)
-            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale)))
+            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale), (size or 0) * scale))
         except (TypeError, IndexError, ValueError):
-            pieces.append((text, None, 0))
+            pieces.append((text, None, 0, 0))
 
     prepare(page)
     text = page.extract_text(visitor_text=visit) or ""
@@ -49,4 +51,7 @@ def page_text(page):
                 continue
             recent = (recent + [(chars, pos)])[-LOOK_BACK:]
         kept.append(piece)
+    columns = order([(p[0], p[1], p[3]) for p in kept])
+    if columns is not None:
+        return columns
     return "".join(p[0] for p in kept) if dropped else text
