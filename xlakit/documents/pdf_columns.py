@@ -11,7 +11,8 @@ font size, which is enough to see the gutter:
 - a gutter is an x position with at least ``MIN_ROWS`` rows that have text on both sides of it,
   crossed by no piece between the first and the last of those rows;
 - each side must look like running text (lines of several characters filling most of the
-  column), so a table drawn row by row keeps its rows;
+  column, not mostly figures) and the columns must be of comparable width, so a table drawn row
+  by row (a financial statement: a label column beside columns of figures) keeps its rows;
 - the page is changed only when the drawing order really alternates between the sides of a
   gutter (``MIN_SWITCHES``): a page drawn column by column, or a single-column page, is returned
   exactly as pypdf gave it.
@@ -42,25 +43,51 @@ def order(pieces):
         boxes.append((pos[0], pos[0] + _width(clean, size), pos[1], size, clean))
     if len(boxes) < 2 * MIN_ROWS:
         return None
-    gutters = _gutters(boxes)
-    if not gutters:
+    found = _gutters(boxes)
+    if not found:
+        return None
+    gutters = [g for g, _low, _high in found]
+    # the band: from the first to the last row with text on both sides of a gutter
+    bottom, top = _grow(boxes, gutters, min(f[1] for f in found), max(f[2] for f in found))
+    if any(b[0] < g < b[1] and bottom <= _key(b) <= top for b in boxes for g in gutters):
         return None
     side = [sum(1 for g in gutters if b[0] >= g) for b in boxes]
-    rows = _rows(boxes)
-    band = [key for key, members in rows.items() if len({side[i] for i in members}) > 1]
-    top, bottom = max(band), min(band)
-    inside = [i for i, b in enumerate(boxes) if bottom - b[3] <= _key(b) <= top + b[3]]
+    inside = [i for i, b in enumerate(boxes) if bottom <= _key(b) <= top]
     switches = sum(1 for a, b in zip(inside, inside[1:]) if side[a] != side[b])
-    if switches < MIN_SWITCHES or not all(_prose([boxes[i] for i in inside if side[i] == column])
-                                          for column in range(len(gutters) + 1)):
+    columns = [[boxes[i] for i in inside if side[i] == column] for column in range(len(gutters) + 1)]
+    if switches < MIN_SWITCHES or not all(_prose(column) for column in columns):
         return None
-    above = [i for i in range(len(boxes)) if _key(boxes[i]) > top + boxes[i][3]]
-    below = [i for i in range(len(boxes)) if _key(boxes[i]) < bottom - boxes[i][3]]
+    widths = [max(b[1] for b in column) - min(b[0] for b in column) for column in columns]
+    if max(widths) > 2 * min(widths):
+        return None                 # a label column beside value columns: a table
+    above = [i for i in range(len(boxes)) if _key(boxes[i]) > top]
+    below = [i for i in range(len(boxes)) if _key(boxes[i]) < bottom]
     parts = [_lines(boxes, above)]
     for column in range(len(gutters) + 1):
         parts.append(_lines(boxes, [i for i in inside if side[i] == column]))
     parts.append(_lines(boxes, below))
     return "\n".join(p for p in parts if p)
+
+
+def _grow(boxes, gutters, bottom, top):
+    """The band widened by the rows next to it that stay on one side of every gutter, as long as
+    they follow at the band's line spacing: one column often runs longer than the other, while a
+    closing line after a blank space is not part of the columns."""
+    rows = _rows(boxes)
+    keys = sorted(rows)
+    within = [k for k in keys if bottom <= k <= top]
+    steps = sorted(b - a for a, b in zip(within, within[1:]))
+    step = steps[len(steps) // 2] if steps else 0
+
+    def apart(row):
+        return not any(boxes[i][0] < g < boxes[i][1] for i in rows[row] for g in gutters)
+    low = keys.index(bottom)
+    while low > 0 and apart(keys[low - 1]) and keys[low] - keys[low - 1] <= 1.5 * step:
+        low -= 1
+    high = keys.index(top)
+    while high + 1 < len(keys) and apart(keys[high + 1]) and keys[high + 1] - keys[high] <= 1.5 * step:
+        high += 1
+    return keys[low], keys[high]
 
 
 def _prose(column):
@@ -72,7 +99,9 @@ def _prose(column):
     chars = sorted(len(b[4]) for b in column)[len(column) // 2]
     left, right = min(b[0] for b in column), max(b[1] for b in column)
     full = sum(1 for b in column if b[1] - b[0] >= 0.6 * (right - left))
-    return chars >= PROSE_CHARS and full * 2 >= len(column)
+    text = "".join(b[4] for b in column)
+    figures = sum(1 for c in text if c.isdigit() or c in ",.%-()")
+    return chars >= PROSE_CHARS and full * 2 >= len(column) and figures < 0.3 * len(text)
 
 
 def _key(box):
@@ -87,8 +116,9 @@ def _rows(boxes):
 
 
 def _gutters(boxes):
-    """x positions with text on both sides in at least MIN_ROWS rows and crossed by no piece
-    between the first and the last of those rows (a title above or a line below may cross)."""
+    """(x, first row, last row) for each x with text on both sides in at least MIN_ROWS rows and
+    crossed by no piece between the first and the last of those rows (a title above or a line
+    below may cross)."""
     size = sorted(b[3] for b in boxes)[len(boxes) // 2]
     rows = _rows(boxes)
     candidates = []
@@ -97,7 +127,7 @@ def _gutters(boxes):
         candidates += [(a[1] + b[0]) / 2.0 for a, b in zip(line, line[1:]) if b[0] - a[1] >= GAP * size]
     found = []
     for g in sorted(candidates):
-        if any(abs(g - f) < 4 * size for f in found):
+        if any(abs(g - f[0]) < 4 * size for f in found):
             continue
         both = [y for y, members in rows.items()
                 if any(boxes[i][1] < g for i in members) and any(boxes[i][0] > g for i in members)]
@@ -105,7 +135,7 @@ def _gutters(boxes):
             continue
         low, high = min(both), max(both)
         if not any(b[0] < g < b[1] and low <= _key(b) <= high for b in boxes):
-            found.append(g)
+            found.append((g, low, high))
     return found
 
 

@@ -41,8 +41,21 @@ def _pick(ucs2, utf32):
     for column in (utf32, ucs2):
         values = ranked(column)
         if values:
-            return int(values[0].rstrip("v"), 16)
+            return _upright(int(values[0].rstrip("v"), 16))
     return 0
+
+
+def _upright(point):
+    """Vertical presentation forms (U+FE10-FE19, FE30-FE4F: the glyphs of 。、「」（） turned for
+    vertical writing) as the characters they stand for (full-width where that is an ASCII sign):
+    text is searched and quoted upright."""
+    import unicodedata
+    if 0xFE10 <= point <= 0xFE19 or 0xFE30 <= point <= 0xFE4F:
+        plain = unicodedata.normalize("NFKC", chr(point))
+        if len(plain) == 1:
+            # ASCII ( , ! ? → their full-width forms, as CJK text writes them
+            return ord(plain) + 0xFEE0 if 0x21 <= ord(plain) <= 0x7E else ord(plain)
+    return point
 
 
 def _latin(columns):
