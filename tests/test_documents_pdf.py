@@ -2,7 +2,7 @@
 table, fake bold, and paging a long PDF window by window from the page cache."""
 import os
 
-from conftest import FIXTURES, ok
+from conftest import FIXTURES, fail, ok
 
 DOCS = os.path.join(FIXTURES, "documents")
 
@@ -44,3 +44,62 @@ def test_long_pdf_paged_window_by_window(run, home):
     mid = full.index("【第 41 页】") + 7
     data = read(run, path, offset=mid, max_chars=100)
     assert data["text"] == full[mid:mid + 100]
+
+
+CID_LINES = ["安徽省人民政府办公厅关于印发通知（2023）", "各市人民政府", "臺灣省政府公報", "東京都の公文書", "대한민국 정부"]
+
+
+def test_cid_fonts_without_tounicode_read_through_the_collection_table(run):
+    """Identity-H/V fonts of Adobe-GB1/CNS1/Japan1/Korea1 with no ToUnicode map: the CIDs go
+    through Adobe's tables; pdftotext (its own copy of the tables, poppler-data) agrees."""
+    import shutil
+    import subprocess
+    path = os.path.join(DOCS, "cidfonts.pdf")
+    text = read(run, path)["text"]
+    assert text.split("\n") == ["【第 1 页】", CID_LINES[0] + " " + CID_LINES[1]] + CID_LINES[2:]
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext:
+        theirs = subprocess.run([pdftotext, path, "-"], capture_output=True, timeout=30).stdout.decode("utf-8")
+        if theirs.strip():        # without poppler-data pdftotext prints nothing for these fonts
+            flat = "".join(theirs.split())
+            assert all("".join(line.split()) in flat for line in CID_LINES), theirs
+
+
+def test_pages_without_text_or_image_say_what_they_hold(run):
+    """Blank, form-only and comment-only pages are not called scans (pypdf-made pages)."""
+    data = read(run, os.path.join(DOCS, "bare.pdf"))
+    pages = data["text"].split("【第 ")
+    assert "年度工作报告" in pages[1]
+    assert [p.split("\n", 1)[1] for p in pages[2:]] == ["〔本页是空白页，没有文字〕\n", "〔本页只有表单域，没有文字〕\n",
+                                                       "〔本页只有批注，没有文字〕\n", "〔本页是空白页，没有文字〕"]
+    assert data["warnings"] == ["这些页没有文字：第 2、5 页是空白页，第 3 页只有表单域，第 4 页只有批注"]
+    assert "扫描" not in data["text"] + "".join(data["warnings"])
+
+
+def test_a_pdf_with_nothing_on_it_is_not_called_a_scan(run):
+    err = fail(run("read_document", {"path": os.path.join(DOCS, "nothing.pdf")}))
+    assert "扫描版" not in err and "需要先做文字识别" not in err
+    assert "共 2 页" in err and "第 1 页是空白页，第 2 页只有表单域" in err
+
+
+COLUMN_LEFT = ["左栏第一行：本市各区县人民政府", "左栏第二行：要按照通知要求认真", "左栏第三行：做好辖区内的安全",
+               "左栏第四行：生产检查工作，发现", "左栏第五行：问题及时整改。"]
+COLUMN_RIGHT = ["右栏第一行：各有关单位应当在", "右栏第二行：规定时间内报送材料", "右栏第三行：逾期未报送的视为",
+                "右栏第四行：放弃。"]
+
+
+def test_columns_drawn_row_by_row_read_column_by_column(run):
+    text = read(run, os.path.join(DOCS, "columns_rows.pdf"))["text"]
+    page1, page2 = text.split("\n【第 2 页】\n")
+    assert page1.split("\n") == (["【第 1 页】", "关于开展安全生产检查的通知"] + COLUMN_LEFT + COLUMN_RIGHT +
+                                 ["特此通知。市安全生产委员会办公室"])
+    # a table drawn the same way keeps its rows
+    assert page2.split("\n") == ["单位 检查次数 隐患", "一区 12 3", "二区 9 1", "三区 15 4"]
+
+
+def test_libreoffice_two_column_section_stays_as_drawn(run):
+    """LibreOffice draws a column at a time: the text is already in order and is left alone."""
+    lines = read(run, os.path.join(DOCS, "columns.pdf"))["text"].split("\n")
+    assert lines[:3] == ["【第 1 页】", "两栏排版的通知", "左栏第1 段：本市各区县人民政府要按照通知要"]
+    assert lines.index("右栏第1 段：各有关单位应当在规定时间内报送") == 12
+    assert lines[-1] == "正文结束，以下单栏。"

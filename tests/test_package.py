@@ -122,7 +122,8 @@ def check_smoke(answers, stderr):
 def test_wheel_ships_the_checkout_layout(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     for must in ("xla_tools/xla.py", "xla_tools/tools.json", "xla_tools/pydeps_boot.py", "xla_tools/tools/calc_table.py",
-                 "xla_tools/xlakit/raster/data/bitmap24.bin", "xla_tools/xlakit/tables/formats/__init__.py"):
+                 "xla_tools/xlakit/raster/data/bitmap24.bin", "xla_tools/xlakit/documents/data/cid2unicode.bin",
+                 "xla_tools/xlakit/tables/formats/__init__.py"):
         assert must in names
     assert not [n for n in names if "/tests/" in n or "/pydeps/" in n or n.endswith(("setup.py", ".pyc"))]
     data, _ = xla_manifest.load_manifest(ROOT)

@@ -13,6 +13,7 @@ printing or copying); a real open password gives a clear error.
 from .. import progress
 from .base import FormatError, Enough
 from .page_offsets import PageOffsets
+from .pdf_holds import holds, summary
 from .pdf_text import page_text
 
 NAME = "pdf"
@@ -25,6 +26,8 @@ PASSWORD = ("这个 PDF 设置了打开密码，没有密码读不了。请向�
             "或请用户在 PDF 阅读器里输入密码打开后，另存/打印为不带密码的 PDF")
 WRONG_PASSWORD = ("密码不对，打不开这个 PDF。请向用户确认打开密码（注意大小写、全角/半角和空格）后，"
                   "用 password 参数重新传入")
+NOTHING = ("这个 PDF 共 %d 页，都没有文字，也没有图片（不是扫描件，文字识别也读不出东西）：%s。"
+           "请确认文件是否选对；表单要填写或查看填写内容请用 PDF 阅读器打开")
 NO_AES = ("这个 PDF 用 AES 加密，当前环境缺少解密组件（%s）。请用阅读器打开后另存/打印为普通 PDF 再试")
 
 
@@ -100,24 +103,6 @@ def _short(exc):
     return text[:200]
 
 
-def _has_images(page):
-    try:
-        resources = page.get("/Resources") or {}
-        xobjects = resources.get("/XObject") if hasattr(resources, "get") else None
-        if not xobjects:
-            return False
-        xobjects = xobjects.get_object()
-        for ref in xobjects.values():
-            obj = ref.get_object()
-            if obj.get("/Subtype") == "/Image":
-                return True
-            if obj.get("/Subtype") == "/Form":
-                return True
-    except Exception:  # noqa: BLE001 - a damaged resource dictionary is just "unknown"
-        return False
-    return False
-
-
 def convert(path, kind, out, deadline=None):
     reader = _open(path, getattr(out, "password", None))
     try:
@@ -154,6 +139,7 @@ def convert(path, kind, out, deadline=None):
 
 
 def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted):
+    bare = {}
     for number in range(first, count + 1):
         scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
@@ -173,6 +159,12 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         if offsets is not None:
             offsets.note(number, out.next_offset(), texted)
         out.page(number)
+        kind = None if body.strip() or getattr(out, "ocr", "auto") == "force" else holds(page)
+        if kind not in (None, "picture"):
+            empty_pages.append(number)
+            bare[number] = kind           # blank, form or comments only: no scan, no OCR
+            out.para("〔本页%s，没有文字〕" % summary({number: kind}).split("页", 1)[1])
+            continue
         if scan.wants(page, body) and scan.read(number, page):
             texted += 1
             if offsets is not None:
@@ -187,8 +179,14 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
     failure = scan.finish(texted, count)
     if failure is not None:
         raise failure
+    scans = [n for n in empty_pages if n not in bare]
     if not texted:
-        raise FormatError(SCANNED % count, scanned=True, pages=count)
-    if empty_pages:
-        shown = "、".join(str(n) for n in empty_pages[:20]) + ("……" if len(empty_pages) > 20 else "")
+        if not scans and bare:
+            raise FormatError(NOTHING % (count, summary(bare)), pages=count)
+        also = "（另外%s）" % summary(bare) if bare else ""
+        raise FormatError(SCANNED % count + also, scanned=True, pages=count)
+    if scans:
+        shown = "、".join(str(n) for n in scans[:20]) + ("……" if len(scans) > 20 else "")
         out.warnings.append("第 %s 页没有文字层（可能是扫描图片），这些页的内容读不出来" % shown)
+    if bare:
+        out.warnings.append("这些页没有文字：%s" % summary(bare))

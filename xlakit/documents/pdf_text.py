@@ -1,4 +1,5 @@
-"""One PDF page's text through pypdf, with fake-bold copies removed.
+"""One PDF page's text through pypdf, with fake-bold copies removed and CJK fonts without a
+ToUnicode map read through their collection's CID table (``cid_unicode``).
 
 Why: PDF printers without a bold face (common in Chinese government and company PDFs) fake bold
 by drawing the same text two to four times, shifted by a fraction of a point. pypdf then returns
@@ -8,8 +9,13 @@ a piece whose text repeats one of the last few pieces at (almost) the same spot 
 page text is rebuilt from the pieces only when a copy was found and the pieces add up exactly to
 what pypdf returned (otherwise pypdf's own text stands), so a page without fake bold is returned
 untouched, and text that really repeats ("哈哈哈哈", a row of dashes) is kept: it is drawn once,
-moving along the line.
+moving along the line. Before extraction, a CJK font without a ToUnicode map is given one for the
+page's codes from its collection's table (``cid_unicode.prepare``); after it, a page whose columns
+were drawn row by row is put in column order (``pdf_columns``).
 """
+
+from .cid_unicode import prepare
+from .pdf_columns import order
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
 
@@ -27,19 +33,25 @@ def page_text(page):
         try:
             pos = _position(cm, tm)
             scale = max(abs(cm[0]), abs(cm[3]), 1e-6) * max(abs(tm[0]), abs(tm[3]), 1e-6)
-            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale)))
+            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale), (size or 0) * scale))
         except (TypeError, IndexError, ValueError):
-            pieces.append((text, None, 0))
+            pieces.append((text, None, 0, 0))
 
+    prepare(page)
     text = page.extract_text(visitor_text=visit) or ""
-    if len(pieces) < 2 or "".join(p[0] for p in pieces) != text:
+    if not pieces or "".join(p[0] for p in pieces) != text:
         return text
     kept, recent, dropped = [], [], 0
-    for piece, pos, tol in pieces:
-        if piece.strip() and pos is not None:
-            if any(t == piece and abs(p[0] - pos[0]) <= tol and abs(p[1] - pos[1]) <= tol for t, p in recent):
+    for piece in pieces:
+        chars, pos = piece[0], piece[1]
+        if chars.strip() and pos is not None:
+            tol = piece[2]
+            if any(t == chars and abs(p[0] - pos[0]) <= tol and abs(p[1] - pos[1]) <= tol for t, p in recent):
                 dropped += 1
                 continue
-            recent = (recent + [(piece, pos)])[-LOOK_BACK:]
+            recent = (recent + [(chars, pos)])[-LOOK_BACK:]
         kept.append(piece)
-    return "".join(kept) if dropped else text
+    columns = order([(p[0], p[1], p[3]) for p in kept])
+    if columns is not None:
+        return columns
+    return "".join(p[0] for p in kept) if dropped else text
