@@ -217,10 +217,7 @@ def cmd_selftest(args):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tools", "pydeps")])
     # Both cores: the suite spawns hundreds of tool processes, most of the time is waiting on them.
-    # --dist loadgroup: modules whose module-wide fixture is expensive (the guard's escape matrix,
-    # the wheel, the npm clients) are marked xdist_group and run on one worker, so it is built once.
-    workers = (["-n", str(min(4, max(2, os.cpu_count() or 2))), "--dist", "loadgroup"]
-               if not any(a.startswith("-n") for a in args) else [])
+    workers = ["-n", str(min(4, max(2, os.cpu_count() or 2)))] if not any(a.startswith("-n") for a in args) else []
     marker = ["-m", "quick"] if quick else []
     cmd = ([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + workers + marker + [os.path.join(ROOT, "tests")]
            + list(args))

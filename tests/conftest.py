@@ -142,6 +142,28 @@ def as_nobody(func):
     return json.loads(b"".join(chunks).decode())
 
 
+def once_per_run(tmp_path_factory, name, compute):
+    """``compute()`` (JSON-able) once per test run, shared by every xdist worker: the first worker
+    computes it under a lock and the others read its result (pytest-xdist's recipe for expensive
+    session fixtures). Without xdist it simply computes. Used for the guard's escape matrix and the
+    answers sweep, which cost a minute or more each."""
+    import json
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    sys.path.insert(0, ROOT)
+    from xlakit.lock import FileLock
+    shared = tmp_path_factory.getbasetemp().parent      # the run's folder, common to all workers
+    path = shared / (name + ".json")
+    with FileLock(str(path) + ".lock"):
+        if path.is_file():
+            with open(str(path), encoding="utf-8") as fh:
+                return json.load(fh)
+        data = compute()
+        with open(str(path), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False)
+        return json.loads(json.dumps(data))              # the same shape the other workers get
+
+
 def nobody_dir(prefix="xla-nobody-"):
     """A fresh folder under the system temp dir owned by user 65534 (pytest's tmp_path lies under a
     0700 folder of root's, which that user cannot enter)."""

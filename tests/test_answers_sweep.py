@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, once_per_run
 from xlakit import host as xla_host
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -167,8 +167,17 @@ def _collect(value, out, key=None, keys=None):
         out.append(value)
 
 
-@pytest.fixture(scope="module")
+# session, not module: with xdist a worker interleaves other modules' tests, and a module fixture
+# is torn down and built again each time the worker comes back to this module.
+@pytest.fixture(scope="session")
 def sweep(tmp_path_factory):
+    """Every tool's answers to a set of calls, once per test run (conftest.once_per_run): about a
+    minute of tool runs that several tests read."""
+    return [(tool, args, messages, set(keys)) for tool, args, messages, keys
+            in once_per_run(tmp_path_factory, "answers_sweep", lambda: _sweep(tmp_path_factory))]
+
+
+def _sweep(tmp_path_factory):
     base = tmp_path_factory.mktemp("sweep")
     home = os.path.join(str(base), "home")
     os.makedirs(home)
@@ -184,7 +193,7 @@ def sweep(tmp_path_factory):
         except ValueError:
             data = {"error": result.stdout[:2000]}
         _collect(data, messages, keys=keys)
-        answers.append((tool, args, [m for m in messages if m], keys))
+        answers.append((tool, args, [m for m in messages if m], sorted(keys)))
     return answers
 
 

@@ -24,11 +24,10 @@ import textwrap
 
 import pytest
 
-from conftest import CJK, ROOT, assert_contract
+from conftest import CJK, ROOT, assert_contract, once_per_run
 
 LINUX = sys.platform.startswith("linux")
-pytestmark = [pytest.mark.skipif(os.name == "nt", reason="the attack scripts use POSIX paths"),
-              pytest.mark.xdist_group("guard_matrix")]   # one worker builds the matrix once
+pytestmark = pytest.mark.skipif(os.name == "nt", reason="the attack scripts use POSIX paths")
 
 
 def landlock_available():
@@ -562,12 +561,18 @@ CONFIGS = [
 LETTER = {"audit": "a", "landlock": "l", "seccomp": "s"}
 
 
-@pytest.fixture(scope="module")
-def matrix():
-    """All five configurations, run once for the module (about 700 forked guard runs)."""
+# session, not module: with xdist a worker interleaves other modules' tests, and a module fixture
+# is torn down and built again each time the worker comes back to this module.
+@pytest.fixture(scope="session")
+def matrix(tmp_path_factory):
+    """All five configurations (about 700 forked guard runs), once per test run however many
+    xdist workers ask for them (conftest.once_per_run)."""
     if not hasattr(os, "fork"):
         pytest.skip("needs fork")
-    out = {}
+    return once_per_run(tmp_path_factory, "guard_matrix", build_matrix)
+
+
+def build_matrix():
     if os.geteuid() != 0:
         configs = [c for c in CONFIGS if c[2] == 0]    # an ordinary user cannot setuid; root (CI) runs both
     else:

@@ -12,8 +12,7 @@ import pytest
 
 from conftest import CJK, ROOT, TOOL_COUNT
 
-pytestmark = [pytest.mark.slow,          # the first install downloads ~150 MB of npm packages
-              pytest.mark.xdist_group("npm")]
+pytestmark = pytest.mark.slow          # the first install downloads ~150 MB of npm packages
 SPEC = "@modelcontextprotocol/inspector@0"
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "xla-tools-tests", "mcp-inspector")
 SAMPLE = os.path.join(ROOT, "examples", "示例台账.xlsx")

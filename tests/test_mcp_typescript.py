@@ -16,8 +16,6 @@ import pytest
 
 from conftest import CJK, ROOT, TOOL_COUNT
 
-pytestmark = pytest.mark.xdist_group("npm")   # one npm install, on one worker
-
 SDK_SPEC = "@modelcontextprotocol/sdk@1"
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "xla-tools-tests", "mcp-ts-sdk")
 SCRIPT = os.path.join(ROOT, "tests", "mcp_ts_client.cjs")

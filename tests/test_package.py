@@ -17,8 +17,7 @@ import pytest
 from conftest import ROOT, TOOL_COUNT, as_nobody, nobody_dir
 from xlakit import manifest as xla_manifest
 
-pytestmark = [pytest.mark.slow,          # a wheel build (isolated backend install) and a venv: 20-50 s
-              pytest.mark.xdist_group("wheel")]   # built once, on one worker
+pytestmark = pytest.mark.slow          # a wheel build (isolated backend install) and a venv: 20-50 s
 VERSION = "3.4.5"
 SKIP_PARTS = {".git", ".venv", "pydeps", "tests", "bench", "build", "dist", "__pycache__", "examples"}
 
@@ -39,7 +38,9 @@ def venv_python():
     return sys.executable
 
 
-@pytest.fixture(scope="module")
+# session, not module: with xdist a worker interleaves other modules' tests, and a module fixture
+# is torn down and built again each time the worker comes back to this module.
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory):
     """(venv folder, console script) of a fresh venv with the built wheel, readable by user 65534."""
     base = nobody_dir("xla-pkg-")
