@@ -36,7 +36,7 @@ NEED_PASSWORD = ("文件已加密（设置了打开密码），没有密码读�
                  "或请用户在 Office/WPS 里去掉密码后另存一份")
 WRONG_PASSWORD = ("密码不对，解不开这个加密文件。请向用户确认打开密码（注意大小写、全角/半角和空格）后，"
                   "用 password 参数重新传入")
-NEED_ODF_PASSWORD = ("这是设置了打开密码的 OpenDocument 文件（LibreOffice/WPS 保存时加了密码，不是文件损坏），没有密码读不了。"
+NEED_ODF_PASSWORD = ("这是加密的 OpenDocument 文件（LibreOffice/WPS 保存时设了打开密码，不是文件损坏），没有密码读不了。"
                      "请向用户要打开密码，用 password 参数传入后重试；或请用户在 LibreOffice 里输入密码打开，"
                      "「文件 → 另存为」时取消勾选「使用密码保存」，另存一份再试")
 UNSUPPORTED = ("文件用少见的方式加密（%s），无法解密。请用户在 Office/WPS 里输入密码打开，去掉密码后另存一份再试")
