@@ -27,6 +27,7 @@ import stat
 import tempfile
 import time
 
+from . import sniff
 from .errors import FormatError
 
 __all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
@@ -87,17 +88,8 @@ def office_encrypted(path, kind):
         return "encryptedsummary" in names
     if kind.kind not in ("doc", "wps", "xls", "et") or kind.damaged:
         return False
-    try:
-        import olefile
-    except ImportError:
-        import pydeps_boot
-        try:
-            olefile = pydeps_boot.ensure("olefile")
-        except pydeps_boot.DependencyError:
-            return False
-    try:
-        ole = olefile.OleFileIO(path)
-    except Exception:  # noqa: BLE001 - a damaged container is the readers' to report
+    ole = sniff.open_ole(path)
+    if ole is None:      # no olefile, or a damaged container: the readers report it
         return False
     try:
         if kind.base == "doc" and ole.exists("WordDocument"):

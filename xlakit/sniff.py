@@ -565,6 +565,21 @@ def ole_entries(source):
         return _Ole(fh, size, fh.read(512)).entries()
 
 
+def open_ole(path):
+    """olefile's reader for an OLE2 container (olefile through pydeps), or None when olefile cannot
+    be had or the container is too broken to open: callers that only look inside (is it encrypted,
+    where is the raw Workbook stream) then leave the verdict to the format's reader."""
+    try:
+        import pydeps_boot
+        olefile = pydeps_boot.ensure("olefile")
+    except Exception:  # noqa: BLE001 - no pydeps_boot on the path, or DependencyError
+        return None
+    try:
+        return olefile.OleFileIO(path)
+    except Exception:  # noqa: BLE001 - olefile raises several kinds on broken containers
+        return None
+
+
 def _sniff_ole(fh, size, head):
     damaged = False
     try:

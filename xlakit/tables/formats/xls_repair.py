@@ -23,6 +23,7 @@ the original fails, or when the reader asks for a recount after a sheet pointed 
 """
 import threading
 
+from ... import sniff
 from ... import text as xtext
 
 _state = threading.local()
@@ -157,14 +158,8 @@ def container_damage_text(exc):
 
 def workbook_stream(path):
     """The raw BIFF Workbook (or Book) stream as olefile reads it, or None."""
-    import pydeps_boot
-    try:
-        olefile = pydeps_boot.ensure("olefile")
-    except pydeps_boot.DependencyError:
-        return None
-    try:
-        ole = olefile.OleFileIO(path)
-    except Exception:  # noqa: BLE001 - olefile raises several kinds on broken containers
+    ole = sniff.open_ole(path)
+    if ole is None:
         return None
     try:
         for name in ("Workbook", "Book", "WORKBOOK", "BOOK"):
