@@ -324,6 +324,7 @@ for job in jobs:
             time.sleep(60)
     os.close(vw)
     vaff = os.sched_getaffinity(vpid)
+    vnice = os.getpriority(os.PRIO_PROCESS, vpid)   # not 0 when the whole run is niced
     vlim = cpu_limit(vpid)
     code = job["code"].replace("@VPID@", str(vpid)).replace("@VFD@", str(vw))
     with open(job["script"], "w") as f:
@@ -382,7 +383,7 @@ for job in jobs:
     _, status = os.waitpid(pid, 0)
     victim = {"alive": os.waitpid(vpid, os.WNOHANG) == (0, 0)}
     if victim["alive"]:
-        victim["nice"] = os.getpriority(os.PRIO_PROCESS, vpid)
+        victim["nice"] = os.getpriority(os.PRIO_PROCESS, vpid) - vnice
         victim["affinity"] = os.sched_getaffinity(vpid) == vaff
         victim["rlimit"] = cpu_limit(vpid) == vlim
         with open("/proc/%d/status" % vpid) as fh:
