@@ -37,12 +37,11 @@ import zlib
 
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
-from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
-                       column_style_counts, _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
-                       decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
-                       strip_comments)
-
-CHUNK = 2 * 1024 * 1024
+from .xlsx_parallel import parallel_rows, workers_wanted
+from .xlsx_sheet import CHUNK, SheetParser, member_chunks, worksheet_prefix  # noqa: F401 - CHUNK re-exported
+from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _col_index, _dedupe, _inner_value,
+                       _local, _put, _rel_id, _unx, column_style_counts, dimension_ref, formula_text, merge_refs,
+                       parse_sst_fast, parse_sst_slow, sst_prefix, strip_comments)
 
 
 class XlsxBook(BaseBook):
@@ -71,6 +70,7 @@ class XlsxBook(BaseBook):
         self._sst = None
         self._opx = None
         self._opx_file = None
+        self._workers = []              # live xlsx_parallel workers (ended by close())
         self.fallback_reason = None     # why the fast parser gave up on a sheet, if it did
         try:
             self._load_workbook()
@@ -165,31 +165,7 @@ class XlsxBook(BaseBook):
 
     def _chunks(self, name, boundary):
         """Decompressed pieces of a member, each ending right after a ``boundary`` (flat memory)."""
-        try:
-            stream = self._zip.open(name)
-        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
-            raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                              "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
-        rest = b""
-        with stream:
-            while True:
-                try:
-                    block = stream.read(CHUNK)
-                except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
-                    raise FormatError("xlsx 文件已损坏或不完整（%s 解压出错：%s）。请重新获取文件，"
-                                      "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
-                if not block:
-                    break
-                data = rest + block if rest else block
-                cut = data.rfind(boundary)
-                if cut < 0:
-                    rest = data
-                    continue
-                cut += len(boundary)
-                rest = data[cut:]
-                yield data[:cut]
-        if rest:
-            yield rest
+        return member_chunks(self._zip, name, boundary)
 
     # -- sheets -----------------------------------------------------------------------------
 
@@ -214,7 +190,7 @@ class XlsxBook(BaseBook):
         done = 0
         last = 0
         try:
-            for item in merge_repeated_rows(self._fast_rows(info, member)):
+            for item in merge_repeated_rows(self._fast_rows(info, member, max_rows)):
                 last = item[0]
                 yield item
                 done += 1
@@ -241,157 +217,36 @@ class XlsxBook(BaseBook):
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
                               "或用 Excel/WPS 打开修复后另存一份" % (member, exc))
 
-    def _fast_rows(self, info, member):
+    def _fast_rows(self, info, member, max_rows=None):
         head = self._head(member)
-        m = re.search(rb"<(?:(\w+):)?worksheet\b", head)
-        if m is None:
-            raise _ParseProblem("no worksheet root")
-        p = (m.group(1) + b":") if m.group(1) else b""
+        p = worksheet_prefix(head)
         if info.index not in self._dim_cache:
             self._dim_cache[info.index] = dimension_ref(head)
         del head
-        findall = _cell_regex(p).findall
-        row_open, row_close = b"<" + p + b"row", b"</" + p + b"row>"
-        lro = len(row_open)
-        is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
-        row_end = b"</" + p + b"row"
-        sst = None
-        kinds = self.styles.kinds
-        date1904 = self.date1904
-        next_row = 1
-        merges = []
-        attr_cache = {}     # attribute text (without r=) -> (type, date kind)
-        col_cache = {}      # column letters -> 0-based index
-        cell_open = re.compile(rb"<" + re.escape(p) + rb"c[\s/>]")
-        for n, chunk in enumerate(self._chunks(member, row_close)):
-            problem = chunk_problem(chunk, n == 0)
-            if problem:
-                raise _ParseProblem(problem)
-            # Each chunk ends right after a </row>; splitting there gives one piece per row
-            # (a piece may start with empty self-closing <row .../> tags: the row is its last
-            # "<row"). The piece after the last </row> is the end of the sheet, with merges.
-            pieces = chunk.split(row_close)
-            tail = pieces.pop()
-            if chunk.count(row_end) - (tail.count(row_end) if tail else 0) != len(pieces):
-                raise _ParseProblem("a row end tag written another way (</row >?)")
-            if tail:
-                if cell_open.search(tail):
-                    raise _ParseProblem("cells after the last </row>")
-                if b"mergeCell" in tail:
-                    merges.extend(merge_refs(tail))
-            for piece in pieces:
-                start = piece.rfind(row_open)
-                end = piece.find(b">", start)
-                if start < 0 or end < 0:
-                    raise _ParseProblem("</row> without <row>")
-                # row number: r= is nearly always the first attribute; rows may also lack it
-                if piece[start + lro:start + lro + 4] == b' r="':
-                    rnum = int(piece[start + lro + 4:piece.index(b'"', start + lro + 4)])
-                else:
-                    row_attrs = piece[start + lro:end]
-                    if not attrs_ok(row_attrs):
-                        raise _ParseProblem("row attributes %r" % row_attrs[:60])
-                    rm = _A_R.search(row_attrs)
-                    rnum = int(rm.group(2)) if rm and rm.group(2) else next_row
-                next_row = rnum + 1
-                values = []
-                pos = 0
-                for col, attrs, raw, itext, inner in findall(piece, end + 1):
-                    # -- where: column letters (the regex takes them when r= comes first)
-                    if col:
-                        ci = col_cache.get(col)
-                        if ci is None:
-                            ci = col_cache[col] = _col_index(col.decode("ascii"))
-                    else:
-                        rm = _A_R.search(attrs) if b"r=" in attrs else None
-                        if rm and rm.group(1):
-                            ci = _col_index(rm.group(1).decode("ascii"))
-                            attrs = attrs[:rm.start()] + attrs[rm.end():]
-                        else:
-                            ci = pos          # no r=: cells simply follow each other
-                    pos = ci + 1
-                    # -- type and date kind, computed once per distinct attribute text (which also
-                    # checks that text is plain double-quoted pairs the fast path reads right)
-                    meta = attr_cache.get(attrs)
-                    if meta is None:
-                        meta = attr_cache[attrs] = _cell_meta(attrs, kinds)
-                    # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
-                    if not raw:
-                        if itext:                                   # <is><t>text</t></is>
-                            if b"&" in itext or b"_x" in itext or b"\r" in itext:
-                                value = decode_text(itext)
-                            else:
-                                value = itext.decode("utf-8")
-                            if ci == len(values):
-                                values.append(value)
-                            else:
-                                _put(values, ci, value)
-                            continue
-                        if not inner:
-                            if meta[2]:
-                                continue      # an empty (styled) cell <c .../>
-                            # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
-                            # tag is written another way (</c >): let the XML parser decide
-                            raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
-                        raw = _inner_value(inner, p)                # formula cells: <f>..</f><v>..</v>
-                        if raw is None:
-                            if is_tag in inner:
-                                value = _rich_text(inner)
-                                if value:
-                                    _put(values, ci, value)
-                                elif t_tag in inner:
-                                    raise _ParseProblem("inline string not read (</t >?)")
-                            elif f_tag in inner:
-                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
-                            else:
-                                raise _ParseProblem("cell content not understood %r" % inner[:60])
-                            continue
-                        if not raw:
-                            # <f>..</f><v></v>: a number cell's formula never computed (a formula
-                            # giving "" is written t="str")
-                            if meta[0] == "n" and f_tag in inner:
-                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
-                            continue
-                    typ, dkind, _closed = meta
-                    if typ == "n":
-                        try:
-                            if b"." in raw or b"e" in raw or b"E" in raw:
-                                value = number(float(raw))
-                            else:
-                                value = int(raw)
-                        except ValueError:
-                            raise _ParseProblem("bad number %r" % raw[:40])
-                        if dkind is not None:
-                            value = serial_to_value(value, dkind, date1904)
-                    elif typ == "s":
-                        if sst is None:
-                            sst = self.shared_strings()
-                        try:
-                            value = sst[int(raw)]
-                        except (IndexError, ValueError):
-                            raise _ParseProblem("bad shared string index %r" % raw[:40])
-                        if not value:
-                            continue
-                    elif typ == "str" or typ == "inlineStr" or typ == "e":
-                        value = decode_text(raw)
-                        if not value:
-                            continue
-                    elif typ == "b":
-                        value = raw.strip() in (b"1", b"true")
-                    elif typ == "d":
-                        value = _iso_value(decode_text(raw))
-                    else:
-                        raise _ParseProblem("unknown cell type %r" % typ)
-                    # -- store at its column (nearly always the next one)
-                    if ci == len(values):
-                        values.append(value)
-                    else:
-                        _put(values, ci, value)
-                if values:
-                    trim(values)
-                    if values:
-                        yield rnum, values
-        self._merge_cache[info.index] = _dedupe(merges)
+
+        def note(row, col, formula):
+            self.note_formula_without_value(info.name, row, col, formula)
+
+        parser = SheetParser(p, self.styles.kinds, self.date1904, self.shared_strings, note)
+        boundary = b"</" + p + b"row>"
+        if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
+            rows = parallel_rows(self, self.path, member, boundary, parser)
+        else:
+            rows = (item for n, chunk in enumerate(self._chunks(member, boundary)) for item in parser.rows(chunk, n))
+        for item in rows:
+            yield item
+        self._merge_cache[info.index] = _dedupe(parser.merges)
+
+    def _sst_ready(self):
+        """Shared strings parsed before a worker is forked (it must not read our zip handle);
+        False if the table cannot be read here (one process then meets the error as usual)."""
+        if self._member(self._sst_part) is None:
+            return True
+        try:
+            self.shared_strings()
+        except FormatError:
+            return False
+        return True
 
     # -- merges / dimensions / number formats --------------------------------------------------
 
@@ -607,6 +462,9 @@ class XlsxBook(BaseBook):
             self._opx_file = None
 
     def close(self):
+        for worker in list(getattr(self, "_workers", ())):
+            worker.close()
+        self._workers = []
         if self._opx is not None:
             try:
                 self._opx.close()
