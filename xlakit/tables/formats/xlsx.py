@@ -230,11 +230,10 @@ class XlsxBook(BaseBook):
         parser = SheetParser(p, self.styles.kinds, self.date1904, self.shared_strings, note)
         boundary = b"</" + p + b"row>"
         if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
-            rows = parallel_rows(self, self.path, member, boundary, parser)
+            yield from parallel_rows(self, self.path, member, boundary, parser)
         else:
-            rows = (item for n, chunk in enumerate(self._chunks(member, boundary)) for item in parser.rows(chunk, n))
-        for item in rows:
-            yield item
+            for n, chunk in enumerate(self._chunks(member, boundary)):
+                yield from parser.rows(chunk, n)
         self._merge_cache[info.index] = _dedupe(parser.merges)
 
     def _sst_ready(self):

@@ -192,12 +192,10 @@ def parallel_rows(book, path, member, boundary, parser):
                 rows, notes, merges, next_row = done
                 del done
                 parser.replay(notes, merges, next_row)
-                for item in rows:
-                    yield item
+                yield from rows
                 continue
             # ours, or a chunk the worker (or a parse ahead) left to its turn: parse it in order
-            for item in parser.rows(chunk, k):
-                yield item
+            yield from parser.rows(chunk, k)
     finally:
         if worker is not None:
             worker.close()

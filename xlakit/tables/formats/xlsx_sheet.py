@@ -16,12 +16,13 @@ import re
 import zipfile
 import zlib
 
-from ._base import FormatError, number, serial_to_value, trim
+from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
 
 CHUNK = 2 * 1024 * 1024
 DATE_CACHE_MAX = 100000     # distinct serials remembered per date kind (a ledger has a few thousand)
+TEXT_CACHE_MAX = 20000      # distinct strings remembered per sheet (bounded: notes columns are unique)
 
 
 class NeedsOrder(Exception):
@@ -83,6 +84,8 @@ class SheetParser(object):
         self.attr_cache = {}       # attribute text (without r=) -> (type, date kind, closed, date cache)
         self.col_cache = {}        # column letters -> 0-based index
         self.date_caches = {}      # date kind -> {raw serial text: date/datetime/time}
+        self.texts = {}            # inline string XML text -> str (the first TEXT_CACHE_MAX seen)
+        self.by_index = {}         # shared string index text -> str (idem)
 
     def _meta(self, attrs):
         typ, dkind, closed = _cell_meta(attrs, self.kinds)
@@ -128,6 +131,7 @@ class SheetParser(object):
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904
         sst = self.sst
+        texts, by_index = self.texts, self.by_index
         # Each chunk ends right after a </row>; splitting there gives one piece per row
         # (a piece may start with empty self-closing <row .../> tags: the row is its last
         # "<row"). The piece after the last </row> is the end of the sheet, with merges.
@@ -158,7 +162,7 @@ class SheetParser(object):
                     raise NeedsOrder()
                 else:
                     rnum = next_row
-            next_row = self.next_row = rnum + 1
+            next_row = rnum + 1
             values = []
             pos = 0
             for col, attrs, raw, itext, inner in findall(piece, end + 1):
@@ -183,10 +187,14 @@ class SheetParser(object):
                 # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
                 if not raw:
                     if itext:                                   # <is><t>text</t></is>
-                        if b"&" in itext or b"_x" in itext or b"\r" in itext:
-                            value = decode_text(itext)
-                        else:
-                            value = itext.decode("utf-8")
+                        value = texts.get(itext)                # (a column of names repeats them)
+                        if value is None:
+                            if b"&" in itext or b"_x" in itext or b"\r" in itext:
+                                value = decode_text(itext)
+                            else:
+                                value = itext.decode("utf-8")
+                            if len(texts) < TEXT_CACHE_MAX:
+                                texts[itext] = value
                         if ci == len(values):
                             values.append(value)
                         else:
@@ -228,15 +236,27 @@ class SheetParser(object):
                                 dates[raw] = value
                     elif raw.isdigit():
                         value = int(raw)
+                    elif b"." in raw:
+                        # number(float(raw)), inline: most cells of a ledger are amounts
+                        try:
+                            value = float(raw)
+                        except ValueError:
+                            raise _ParseProblem("bad number %r" % raw[:40])
+                        if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
+                            value = int(value)
                     else:
                         value = _number(raw)
                 elif typ == "s":
-                    if sst is None:
-                        sst = self.sst = self.load_sst()
-                    try:
-                        value = sst[int(raw)]
-                    except (IndexError, ValueError):
-                        raise _ParseProblem("bad shared string index %r" % raw[:40])
+                    value = by_index.get(raw)                   # (cheaper than int(raw) each time)
+                    if value is None:
+                        if sst is None:
+                            sst = self.sst = self.load_sst()
+                        try:
+                            value = sst[int(raw)]
+                        except (IndexError, ValueError):
+                            raise _ParseProblem("bad shared string index %r" % raw[:40])
+                        if len(by_index) < TEXT_CACHE_MAX:
+                            by_index[raw] = value
                     if not value:
                         continue
                 elif typ == "str" or typ == "inlineStr" or typ == "e":
@@ -258,6 +278,7 @@ class SheetParser(object):
                 trim(values)
                 if values:
                     yield rnum, values
+        self.next_row = next_row
         if tail and b"mergeCell" in tail:
             self.merges.extend(merge_refs(tail))
 
