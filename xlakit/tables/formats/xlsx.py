@@ -44,6 +44,9 @@ from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _co
                        parse_sst_fast, parse_sst_slow, sst_prefix, strip_comments)
 
 
+SST_PIECE = 256 * 1024      # shared-string table read in pieces of this size (see shared_strings)
+
+
 class XlsxBook(BaseBook):
     kind = "xlsx"
 
@@ -153,7 +156,9 @@ class XlsxBook(BaseBook):
             self._sst = []
             return self._sst
         p = sst_prefix(self._head(name, 4096))
-        sst = parse_sst_fast(self._chunks(name, b"</" + p + b"si>"), p)
+        # small pieces: the expression's matches of one piece are a list of tuples, several times
+        # the size of the text, and a peak here stays in the process (and in a forked worker)
+        sst = parse_sst_fast(member_chunks(self._zip, name, b"</" + p + b"si>", SST_PIECE), p)
         if sst is None:
             try:
                 with self._zip.open(name) as stream:
@@ -443,7 +448,8 @@ class XlsxBook(BaseBook):
         found = []
         carry = b""
         for chunk in self._chunks(member, b">"):
-            if carry or b"<!--" in chunk:       # a commented-out <mergeCell> is not a merge
+            # a commented-out <mergeCell> is not a merge ("!" first: one memchr, "<!--" is rare)
+            if carry or (b"!" in chunk and b"<!--" in chunk):
                 chunk, carry = strip_comments(carry, chunk)
             if b"mergeCell" in chunk:
                 found.extend(merge_refs(chunk))

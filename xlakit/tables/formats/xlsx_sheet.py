@@ -20,7 +20,7 @@ from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
 
-CHUNK = 2 * 1024 * 1024
+CHUNK = 1024 * 1024
 DATE_CACHE_MAX = 100000     # distinct serials remembered per date kind (a ledger has a few thousand)
 TEXT_CACHE_MAX = 20000      # distinct strings remembered per sheet (bounded: notes columns are unique)
 
