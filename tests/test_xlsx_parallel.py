@@ -116,7 +116,7 @@ def _both(path, monkeypatch):
 def big(tmp_path_factory):
     folder = tmp_path_factory.mktemp("xlsx_parallel")
     return {
-        "plain": _write(str(folder / "plain.xlsx"), merges=("B2:C3", "G50000:G50005")),
+        "plain": _write(str(folder / "plain.xlsx"), merges=("B2:C3", "G49997:G50002")),
         "inline": _write(str(folder / "inline.xlsx"), inline=True),
         "no_r": _write(str(folder / "no_r.xlsx"), with_r=False),
         "formulas": _write(str(folder / "formulas.xlsx"), formulas=(3, 15001, 30002, 45003, 59004)),
@@ -135,7 +135,7 @@ def test_the_generated_sheets_are_big_enough_to_fork(big):
 
 def test_two_processes_give_the_same_rows_and_merges(big, monkeypatch):
     got = _both(big["plain"], monkeypatch)
-    assert len(got["rows"]) == ROWS + 1 and got["merges"] == [(2, 2, 3, 3), (50000, 7, 50005, 7)]
+    assert len(got["rows"]) == ROWS + 1 and got["merges"] == [(2, 2, 3, 3), (49997, 7, 50002, 7)]
     assert got["rows"][1][1][0].isoformat() == "2023-01-01"
 
 
@@ -210,3 +210,43 @@ def test_every_generated_sheet_forks(big):
     for path in big.values():
         with zipfile.ZipFile(path) as zf:
             assert zf.getinfo("xl/worksheets/sheet1.xml").file_size >= xlsx_parallel.MIN_PARALLEL_BYTES, path
+
+
+def _table(path, workers, monkeypatch):
+    from xlakit.tables.book import open_table
+    from xlakit.tables.formats import xlsx
+    started = []
+    plain = xlsx.XlsxBook._start_early
+
+    def start_early(book, info, member):
+        plain(book, info, member)
+        started.append(bool(book._early))
+    monkeypatch.setattr(xlsx.XlsxBook, "_start_early", start_early)
+    monkeypatch.setenv("XLA_XLSX_WORKERS", str(workers))
+    table = open_table(path)          # asks for the merges before the first row: the worker starts early
+    try:
+        early = started == [True]
+        rows = list(table.data_rows())
+        return early, {"names": table.names, "rows": rows, "merged": table.merged_data,
+                       "warnings": table.warnings + table.row_warnings()}
+    finally:
+        table.close()
+
+
+def test_a_table_reads_the_same_with_the_worker_started_before_the_merges_scan(big, monkeypatch):
+    early1, one = _table(big["plain"], 1, monkeypatch)
+    early2, two = _table(big["plain"], 2, monkeypatch)
+    assert not early1 and early2
+    assert two == one and len(one["rows"]) == ROWS and one["merged"] == [(2, 2, 3, 3), (49997, 7, 50002, 7)]
+    assert one["rows"][49995][1][6] == one["rows"][50000][1][6] == "订单00049995"      # the merged block filled down
+
+
+def test_a_preview_after_the_merges_scan_ends_the_early_worker(big, monkeypatch):
+    monkeypatch.setenv("XLA_XLSX_WORKERS", "2")
+    before = _children()
+    with tf.open_book(big["plain"]) as book:
+        book.merges()
+        assert book._early
+        assert len(list(book.rows(max_rows=5))) == 5
+        assert not book._early and not book._workers
+        assert _wait_no_children(before) == []

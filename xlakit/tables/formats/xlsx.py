@@ -5,13 +5,17 @@ openpyxl read-only needs ~8 s per 100k rows (a full SAX event per tag and a cell
 cell); even a bare expat parser needs ~4 s. The sheet XML of a real workbook is extremely
 regular, so this module treats it as text instead:
 
-- the worksheet member is decompressed in ~2 MB chunks (``zipfile`` streams it; memory stays
-  flat whatever the sheet size), each chunk is cut after its last ``</row>``;
+- the worksheet member is decompressed in ~1 MB chunks (``zipfile`` streams it; memory stays
+  flat whatever the sheet size), each chunk is cut after its last ``</row>`` and parsed by
+  ``xlsx_sheet.SheetParser``; a big sheet's chunks are shared out between this process and a
+  forked worker (``xlsx_parallel``: both cores, same rows in the same order);
 - one precompiled regular expression pulls every ``<c>`` out of a row as
   (column letters, other attributes, inner XML); the "other attributes" text (`` s="3" t="s"``)
   repeats endlessly, so its meaning (value type, date kind of the style) is computed once per
   distinct text and cached; column letters -> index is cached the same way;
-- the inner XML is nearly always ``<v>...</v>``: sliced out without a second regex.
+- the inner XML is nearly always ``<v>...</v>``: sliced out without a second regex; dates are
+  converted once per distinct serial, inline strings and shared-string indexes decoded once per
+  distinct text (bounded caches).
 Anything unusual (attributes in another order, cells without ``r=``, rich inline strings, a
 namespace prefix like ``<x:c>``) goes through slower but general code in the same module; XML
 that text slicing cannot read right (comments, CDATA, single-quoted attributes, spaces around
@@ -37,7 +41,7 @@ import zlib
 
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
-from .xlsx_parallel import parallel_rows, workers_wanted
+from .xlsx_parallel import parallel_rows, start_worker, workers_wanted
 from .xlsx_sheet import CHUNK, SheetParser, member_chunks, worksheet_prefix  # noqa: F401 - CHUNK re-exported
 from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _col_index, _dedupe, _inner_value,
                        _local, _put, _rel_id, _unx, column_style_counts, dimension_ref, formula_text, merge_refs,
@@ -74,6 +78,8 @@ class XlsxBook(BaseBook):
         self._opx = None
         self._opx_file = None
         self._workers = []              # live xlsx_parallel workers (ended by close())
+        self._early = {}                # sheet index -> (parser, row end tag, worker) started by merges()
+        self._rows_started = set()      # sheet indexes whose rows were (being) read
         self.fallback_reason = None     # why the fast parser gave up on a sheet, if it did
         try:
             self._load_workbook()
@@ -222,24 +228,50 @@ class XlsxBook(BaseBook):
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
                               "或用 Excel/WPS 打开修复后另存一份" % (member, exc))
 
-    def _fast_rows(self, info, member, max_rows=None):
+    def _sheet_parser(self, info, member):
+        """(a fresh parser for the sheet, its row end tag)."""
         head = self._head(member)
         p = worksheet_prefix(head)
         if info.index not in self._dim_cache:
             self._dim_cache[info.index] = dimension_ref(head)
-        del head
 
         def note(row, col, formula):
             self.note_formula_without_value(info.name, row, col, formula)
 
-        parser = SheetParser(p, self.styles.kinds, self.date1904, self.shared_strings, note)
-        boundary = b"</" + p + b"row>"
-        if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
-            yield from parallel_rows(self, self.path, member, boundary, parser)
+        return SheetParser(p, self.styles.kinds, self.date1904, self.shared_strings, note), b"</" + p + b"row>"
+
+    def _fast_rows(self, info, member, max_rows=None):
+        self._rows_started.add(info.index)
+        early = self._early.pop(info.index, None)
+        if early is not None and max_rows is None:
+            parser, boundary, worker = early
+            yield from parallel_rows(self, self.path, member, boundary, parser, worker)
         else:
-            for n, chunk in enumerate(self._chunks(member, boundary)):
-                yield from parser.rows(chunk, n)
+            if early is not None:
+                early[2].close()
+                self._workers.remove(early[2])
+            parser, boundary = self._sheet_parser(info, member)
+            if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
+                yield from parallel_rows(self, self.path, member, boundary, parser)
+            else:
+                for n, chunk in enumerate(self._chunks(member, boundary)):
+                    yield from parser.rows(chunk, n)
         self._merge_cache[info.index] = _dedupe(parser.merges)
+
+    def _start_early(self, info, member):
+        """Before the merges scan of a big sheet (``Table`` asks for merges before the first row):
+        start the worker now, so it parses the first chunks while this process scans. The rows
+        read next take them over (a preview with ``max_rows`` ends it instead)."""
+        if info.index in self._early or info.index in self._rows_started:
+            return          # (merges asked after a partial read: the rows will not be read again)
+        if workers_wanted(self._zip.getinfo(member).file_size, None) < 2:
+            return
+        try:
+            parser, boundary = self._sheet_parser(info, member)
+        except _ParseProblem:
+            return
+        if self._sst_ready():
+            self._early[info.index] = (parser, boundary, start_worker(self, self.path, member, boundary, parser))
 
     def _sst_ready(self):
         """Shared strings parsed before a worker is forked (it must not read our zip handle);
@@ -283,6 +315,7 @@ class XlsxBook(BaseBook):
         if self.reader == "openpyxl":
             found = self._opx_merges(info)
         else:
+            self._start_early(info, member)
             found = self._scan_merges(member)
         self._merge_cache[info.index] = found
         return list(found)
@@ -470,6 +503,7 @@ class XlsxBook(BaseBook):
         for worker in list(getattr(self, "_workers", ())):
             worker.close()
         self._workers = []
+        self._early = {}
         if self._opx is not None:
             try:
                 self._opx.close()

@@ -39,6 +39,7 @@ import sys
 from .xlsx_sheet import member_chunks
 
 MIN_PARALLEL_BYTES = 8 << 20        # ~25k rows of a 10-column ledger; below this one core is quicker
+QUEUED = 24                         # answers a worker may hold for the reader (~150-400 KB each)
 PIPE_BYTES = 1 << 20                # Linux's default cap for an unprivileged pipe (fs/pipe-max-size)
 
 
@@ -60,7 +61,7 @@ def workers_wanted(member_size, max_rows):
 
 
 class _Worker(object):
-    """The forked worker and the shared claim counter (created at the second chunk)."""
+    """The forked worker and the shared claim counter."""
 
     def __init__(self, path, member, boundary, parser):
         import multiprocessing
@@ -138,10 +139,28 @@ def _widen(conn):
 
 
 def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
-    """The worker: inflate the member, parse the chunks it claims, send each answer in order."""
+    """The worker: inflate the member, parse the chunks it claims, send each answer in order.
+    Answers wait in a bounded queue (``QUEUED`` chunks) for a sender thread, so the worker keeps
+    parsing while the reader is busy elsewhere (e.g. its scan for merges before the first row)."""
+    import queue
+    import threading
     import zipfile
     parent_end.close()
     zf = zipfile.ZipFile(path)
+    out = queue.Queue(QUEUED)
+
+    def send():
+        while True:
+            data = out.get()
+            if data is None:
+                return
+            try:
+                conn.send_bytes(data)
+            except (OSError, EOFError, ValueError):
+                os._exit(0)             # the reader went away (broken pipe): nothing left to do
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
 
     def claim():
         with lock:
@@ -155,31 +174,36 @@ def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
         for k, chunk in enumerate(member_chunks(zf, member, boundary)):
             if k < want:
                 continue
-            conn.send_bytes(pickle.dumps((k, parser.detached(chunk, k)), pickle.HIGHEST_PROTOCOL))
+            out.put(pickle.dumps((k, parser.detached(chunk, k)), pickle.HIGHEST_PROTOCOL))
             del chunk
             want = claim()
-    except (OSError, EOFError):
-        return                          # the reader went away (broken pipe): just stop
     except Exception:  # noqa: BLE001 - inflating failed: the parent will meet the same error itself
         if want == k:
-            try:
-                conn.send_bytes(pickle.dumps((k, None), pickle.HIGHEST_PROTOCOL))
-            except (OSError, EOFError):
-                pass
+            out.put(pickle.dumps((k, None), pickle.HIGHEST_PROTOCOL))
     finally:
+        out.put(None)
+        sender.join()
         conn.close()
         zf.close()
 
 
-def parallel_rows(book, path, member, boundary, parser):
+def start_worker(book, path, member, boundary, parser):
+    """A worker for the sheet, started now (it claims chunks from the first one on)."""
+    worker = _Worker(path, member, boundary, parser)
+    book._workers.append(worker)
+    return worker
+
+
+def parallel_rows(book, path, member, boundary, parser, worker=None):
     """``(row number, values)`` of the sheet in order, chunks parsed by this process and a worker.
     ``parser`` is this process's parser (its ``note`` records into the book); the worker gets a
     copy at fork time, with the shared strings already loaded.
 
     While the worker's answer for chunk ``k`` is not there yet, this process does not wait idle:
     it takes chunk ``k + 1`` (when unclaimed) and parses it detached (like the worker would), to
-    give out right after ``k``. At most one such chunk is held, so memory stays bounded."""
-    worker = None
+    give out right after ``k``. At most one such chunk is held, so memory stays bounded.
+    ``worker``: one started earlier for this sheet with a fresh copy of ``parser`` (see
+    ``XlsxBook.merges``); else one is started at the second chunk."""
     chunks = enumerate(member_chunks(book._zip, member, boundary))
     ahead = None                  # (k, chunk bytes, ours?, detached result)
     try:
@@ -192,9 +216,8 @@ def parallel_rows(book, path, member, boundary, parser):
                     k, chunk = next(chunks)
                 except StopIteration:
                     break
-                if k == 1:
-                    worker = _Worker(path, member, boundary, parser)
-                    book._workers.append(worker)
+                if k == 1 and worker is None:
+                    worker = start_worker(book, path, member, boundary, parser)
                 mine = worker is None or not worker.alive or worker.claim(k)
                 done = None
                 if not mine and not worker.ready():
