@@ -271,7 +271,9 @@ class XlsxBook(BaseBook):
         except _ParseProblem:
             return
         if self._sst_ready():
-            self._early[info.index] = (parser, boundary, start_worker(self, self.path, member, boundary, parser))
+            worker = start_worker(self, self.path, member, boundary, parser)
+            if worker is not None:
+                self._early[info.index] = (parser, boundary, worker)
 
     def _sst_ready(self):
         """Shared strings parsed before a worker is forked (it must not read our zip handle);

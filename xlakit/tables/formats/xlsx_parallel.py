@@ -39,6 +39,7 @@ import sys
 from .xlsx_sheet import member_chunks
 
 MIN_PARALLEL_BYTES = 8 << 20        # ~25k rows of a 10-column ledger; below this one core is quicker
+LOCK_WAIT = 10.0                    # seconds
 QUEUED = 24                         # answers a worker may hold for the reader (~150-400 KB each)
 PIPE_BYTES = 1 << 20                # Linux's default cap for an unprivileged pipe (fs/pipe-max-size)
 
@@ -82,12 +83,18 @@ class _Worker(object):
         self.alive = True
 
     def claim(self, k):
-        """True when chunk ``k`` is ours (we take it), False when the worker took it."""
-        with self.lock:
+        """True when chunk ``k`` is ours (we take it), False when the worker took it. (A worker
+        killed from outside while holding the lock would block us: then we stop using it.)"""
+        if not self.lock.acquire(timeout=LOCK_WAIT):
+            self.close()
+            return True
+        try:
             if self.counter.value > k:
                 return False
             self.counter.value = k + 1
             return True
+        finally:
+            self.lock.release()
 
     def ready(self):
         """Whether the worker's next answer can be received without waiting."""
@@ -116,6 +123,9 @@ class _Worker(object):
             return
         if proc.is_alive():
             proc.terminate()
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
         proc.join(5)
         try:
             self.recv_end.close()
@@ -188,8 +198,14 @@ def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
 
 
 def start_worker(book, path, member, boundary, parser):
-    """A worker for the sheet, started now (it claims chunks from the first one on)."""
-    worker = _Worker(path, member, boundary, parser)
+    """A worker for the sheet, started now (it claims chunks from the first one on); None when
+    no process can be started here (then this process reads alone, as on Windows)."""
+    try:
+        worker = _Worker(path, member, boundary, parser)
+    except (OSError, ValueError, AssertionError, ImportError) as exc:   # (a daemon process cannot fork one)
+        if os.environ.get("XLA_DEBUG") == "1":
+            sys.stderr.write("xlsx worker not started: %s\n" % exc)
+        return None
     book._workers.append(worker)
     return worker
 
