@@ -37,14 +37,49 @@ WRAPPER = r'''
 import json, os, resource, subprocess, sys, time
 cmd, cwd, stdin = json.loads(sys.argv[1])
 env = dict(os.environ)
+
+
+def tree_rss(root):
+    # resident KiB of a process and its children (calc_table forks a reader worker for big xlsx)
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            if pid != str(root) and fields[1] != str(root):
+                continue
+            with open("/proc/%s/status" % pid) as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total * 1024
+
+
 t0 = time.time()
-proc = subprocess.run(cmd, cwd=cwd, input=stdin.encode("utf-8"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+peak_sum = 0
+if os.path.isdir("/proc"):
+    import threading
+    result = {}
+    reader = threading.Thread(target=lambda: result.update(zip(("out", "err"), proc.communicate(stdin.encode("utf-8")))))
+    reader.start()
+    while reader.is_alive():
+        peak_sum = max(peak_sum, tree_rss(proc.pid))
+        reader.join(0.05)
+    out, err = result["out"], result["err"]
+else:
+    out, err = proc.communicate(stdin.encode("utf-8"))
 wall = time.time() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 rss = ru.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": rss, "code": proc.returncode,
-                  "out": proc.stdout.decode("utf-8", "replace")[-30000:],
-                  "err": proc.stderr.decode("utf-8", "replace")[-2000:]}))
+print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": rss, "rss_sum": peak_sum,
+                  "code": proc.returncode,
+                  "out": out.decode("utf-8", "replace")[-30000:],
+                  "err": err.decode("utf-8", "replace")[-2000:]}))
 '''
 
 PANDAS = r'''
@@ -59,7 +94,7 @@ g = df.groupby(["区域", "品类"])["金额"].sum()
 print(json.dumps({"rows": len(df), "groups": len(g), "total": round(float(g.sum()), 2)}))
 '''
 
-TOOLS = ["calc_table", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv"]
+TOOLS = ["calc_table", "calc_table-1proc", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv"]
 SLOW = {"calc_table-openpyxl", "pandas-openpyxl"}
 
 
@@ -69,7 +104,8 @@ def command(tool, path):
         args = dict(CALC_ARGS, path=path)
         return ([sys.executable, "-X", "utf8", "-u", "calc_table.py"], os.path.join(ROOT, "tools"),
                 json.dumps(args, ensure_ascii=False),
-                {"XLA_XLSX_READER": "openpyxl"} if tool.endswith("openpyxl") else {})
+                {"XLA_XLSX_READER": "openpyxl"} if tool.endswith("openpyxl") else
+                {"XLA_XLSX_WORKERS": "1"} if tool.endswith("1proc") else {})
     engine = tool.split("-", 1)[1]
     return [sys.executable, "-X", "utf8", "-c", PANDAS, path, engine], ROOT, "", {}
 
@@ -147,15 +183,25 @@ def _line(row):
 
 
 def _table(results):
-    lines = ["| rows | format | tool | wall s | cpu s | peak MiB | rows/s | grand total |",
-             "|---:|---|---|---:|---:|---:|---:|---:|"]
+    """Markdown, each tool's wall and cpu next to pandas+calamine's (csv: read_csv) from the same run.
+    Peak MiB: the largest single process (``ru_maxrss``) and, sampled every 50 ms on Linux, the
+    largest sum over the tool and its reader worker."""
+    peer = {}
+    for n, layout, tool, r in results:
+        if tool == ("pandas-csv" if layout == "csv" else "pandas-calamine") and "error" not in r:
+            peer[(n, layout)] = r
+    lines = ["| rows | format | tool | wall s | cpu s | peak MiB (max / sum) | rows/s | grand total | wall ÷ peer | cpu ÷ peer |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for n, layout, tool, r in results:
         fmt = _fmt(layout)
         if "error" in r:
-            lines.append("| %d | %s | %s | %s | | | | |" % (n, fmt, tool, r["error"]))
-        else:
-            lines.append("| %d | %s | %s | %.2f | %.2f | %.0f | %.0f | %.2f |" % (
-                n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, n / r["wall"], r["total"]))
+            lines.append("| %d | %s | %s | %s | | | | | | |" % (n, fmt, tool, r["error"]))
+            continue
+        c = peer.get((n, layout))
+        ratio = ("%.2f" % (r["wall"] / c["wall"]), "%.2f" % (r["cpu"] / c["cpu"])) if c else ("", "")
+        lines.append("| %d | %s | %s | %.2f | %.2f | %.0f / %.0f | %.0f | %.2f | %s | %s |" % (
+            n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, r.get("rss_sum", 0) / 2.0 ** 20,
+            n / r["wall"], r["total"], ratio[0], ratio[1]))
     return "\n".join(lines)
 
 

@@ -5,13 +5,17 @@ openpyxl read-only needs ~8 s per 100k rows (a full SAX event per tag and a cell
 cell); even a bare expat parser needs ~4 s. The sheet XML of a real workbook is extremely
 regular, so this module treats it as text instead:
 
-- the worksheet member is decompressed in ~2 MB chunks (``zipfile`` streams it; memory stays
-  flat whatever the sheet size), each chunk is cut after its last ``</row>``;
+- the worksheet member is decompressed in ~1 MB chunks (``zipfile`` streams it; memory stays
+  flat whatever the sheet size), each chunk is cut after its last ``</row>`` and parsed by
+  ``xlsx_sheet.SheetParser``; a big sheet's chunks are shared out between this process and a
+  forked worker (``xlsx_parallel``: both cores, same rows in the same order);
 - one precompiled regular expression pulls every ``<c>`` out of a row as
   (column letters, other attributes, inner XML); the "other attributes" text (`` s="3" t="s"``)
   repeats endlessly, so its meaning (value type, date kind of the style) is computed once per
   distinct text and cached; column letters -> index is cached the same way;
-- the inner XML is nearly always ``<v>...</v>``: sliced out without a second regex.
+- the inner XML is nearly always ``<v>...</v>``: sliced out without a second regex; dates are
+  converted once per distinct serial, inline strings and shared-string indexes decoded once per
+  distinct text (bounded caches).
 Anything unusual (attributes in another order, cells without ``r=``, rich inline strings, a
 namespace prefix like ``<x:c>``) goes through slower but general code in the same module; XML
 that text slicing cannot read right (comments, CDATA, single-quoted attributes, spaces around
@@ -37,12 +41,14 @@ import zlib
 
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
-from .xlsx_xml import (_A_R, _XESC_RE, _ParseProblem, _Styles, _attr, _cell_meta, _cell_regex, _col_index, _dedupe,
-                       column_style_counts, _inner_value, _iso_value, formula_text, _local, _put, _rel_id, _rich_text, _unx, attrs_ok, chunk_problem,
-                       decode_text, dimension_ref, merge_refs, parse_sst_fast, parse_sst_slow, sst_prefix,
-                       strip_comments)
+from .xlsx_parallel import parallel_rows, start_worker, workers_wanted
+from .xlsx_sheet import CHUNK, SheetParser, member_chunks, worksheet_prefix  # noqa: F401 - CHUNK re-exported
+from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _col_index, _dedupe, _inner_value,
+                       _local, _put, _rel_id, _unx, column_style_counts, dimension_ref, formula_text, merge_refs,
+                       parse_sst_fast, parse_sst_slow, sst_prefix, strip_comments)
 
-CHUNK = 2 * 1024 * 1024
+
+SST_PIECE = 256 * 1024      # shared-string table read in pieces of this size (see shared_strings)
 
 
 class XlsxBook(BaseBook):
@@ -71,6 +77,9 @@ class XlsxBook(BaseBook):
         self._sst = None
         self._opx = None
         self._opx_file = None
+        self._workers = []              # live xlsx_parallel workers (ended by close())
+        self._early = {}                # sheet index -> (parser, row end tag, worker) started by merges()
+        self._rows_started = set()      # sheet indexes whose rows were (being) read
         self.fallback_reason = None     # why the fast parser gave up on a sheet, if it did
         try:
             self._load_workbook()
@@ -153,7 +162,9 @@ class XlsxBook(BaseBook):
             self._sst = []
             return self._sst
         p = sst_prefix(self._head(name, 4096))
-        sst = parse_sst_fast(self._chunks(name, b"</" + p + b"si>"), p)
+        # small pieces: the expression's matches of one piece are a list of tuples, several times
+        # the size of the text, and a peak here stays in the process (and in a forked worker)
+        sst = parse_sst_fast(member_chunks(self._zip, name, b"</" + p + b"si>", SST_PIECE), p)
         if sst is None:
             try:
                 with self._zip.open(name) as stream:
@@ -165,31 +176,7 @@ class XlsxBook(BaseBook):
 
     def _chunks(self, name, boundary):
         """Decompressed pieces of a member, each ending right after a ``boundary`` (flat memory)."""
-        try:
-            stream = self._zip.open(name)
-        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
-            raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                              "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
-        rest = b""
-        with stream:
-            while True:
-                try:
-                    block = stream.read(CHUNK)
-                except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
-                    raise FormatError("xlsx 文件已损坏或不完整（%s 解压出错：%s）。请重新获取文件，"
-                                      "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
-                if not block:
-                    break
-                data = rest + block if rest else block
-                cut = data.rfind(boundary)
-                if cut < 0:
-                    rest = data
-                    continue
-                cut += len(boundary)
-                rest = data[cut:]
-                yield data[:cut]
-        if rest:
-            yield rest
+        return member_chunks(self._zip, name, boundary)
 
     # -- sheets -----------------------------------------------------------------------------
 
@@ -214,7 +201,7 @@ class XlsxBook(BaseBook):
         done = 0
         last = 0
         try:
-            for item in merge_repeated_rows(self._fast_rows(info, member)):
+            for item in merge_repeated_rows(self._fast_rows(info, member, max_rows)):
                 last = item[0]
                 yield item
                 done += 1
@@ -241,157 +228,63 @@ class XlsxBook(BaseBook):
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
                               "或用 Excel/WPS 打开修复后另存一份" % (member, exc))
 
-    def _fast_rows(self, info, member):
+    def _sheet_parser(self, info, member):
+        """(a fresh parser for the sheet, its row end tag)."""
         head = self._head(member)
-        m = re.search(rb"<(?:(\w+):)?worksheet\b", head)
-        if m is None:
-            raise _ParseProblem("no worksheet root")
-        p = (m.group(1) + b":") if m.group(1) else b""
+        p = worksheet_prefix(head)
         if info.index not in self._dim_cache:
             self._dim_cache[info.index] = dimension_ref(head)
-        del head
-        findall = _cell_regex(p).findall
-        row_open, row_close = b"<" + p + b"row", b"</" + p + b"row>"
-        lro = len(row_open)
-        is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
-        row_end = b"</" + p + b"row"
-        sst = None
-        kinds = self.styles.kinds
-        date1904 = self.date1904
-        next_row = 1
-        merges = []
-        attr_cache = {}     # attribute text (without r=) -> (type, date kind)
-        col_cache = {}      # column letters -> 0-based index
-        cell_open = re.compile(rb"<" + re.escape(p) + rb"c[\s/>]")
-        for n, chunk in enumerate(self._chunks(member, row_close)):
-            problem = chunk_problem(chunk, n == 0)
-            if problem:
-                raise _ParseProblem(problem)
-            # Each chunk ends right after a </row>; splitting there gives one piece per row
-            # (a piece may start with empty self-closing <row .../> tags: the row is its last
-            # "<row"). The piece after the last </row> is the end of the sheet, with merges.
-            pieces = chunk.split(row_close)
-            tail = pieces.pop()
-            if chunk.count(row_end) - (tail.count(row_end) if tail else 0) != len(pieces):
-                raise _ParseProblem("a row end tag written another way (</row >?)")
-            if tail:
-                if cell_open.search(tail):
-                    raise _ParseProblem("cells after the last </row>")
-                if b"mergeCell" in tail:
-                    merges.extend(merge_refs(tail))
-            for piece in pieces:
-                start = piece.rfind(row_open)
-                end = piece.find(b">", start)
-                if start < 0 or end < 0:
-                    raise _ParseProblem("</row> without <row>")
-                # row number: r= is nearly always the first attribute; rows may also lack it
-                if piece[start + lro:start + lro + 4] == b' r="':
-                    rnum = int(piece[start + lro + 4:piece.index(b'"', start + lro + 4)])
-                else:
-                    row_attrs = piece[start + lro:end]
-                    if not attrs_ok(row_attrs):
-                        raise _ParseProblem("row attributes %r" % row_attrs[:60])
-                    rm = _A_R.search(row_attrs)
-                    rnum = int(rm.group(2)) if rm and rm.group(2) else next_row
-                next_row = rnum + 1
-                values = []
-                pos = 0
-                for col, attrs, raw, itext, inner in findall(piece, end + 1):
-                    # -- where: column letters (the regex takes them when r= comes first)
-                    if col:
-                        ci = col_cache.get(col)
-                        if ci is None:
-                            ci = col_cache[col] = _col_index(col.decode("ascii"))
-                    else:
-                        rm = _A_R.search(attrs) if b"r=" in attrs else None
-                        if rm and rm.group(1):
-                            ci = _col_index(rm.group(1).decode("ascii"))
-                            attrs = attrs[:rm.start()] + attrs[rm.end():]
-                        else:
-                            ci = pos          # no r=: cells simply follow each other
-                    pos = ci + 1
-                    # -- type and date kind, computed once per distinct attribute text (which also
-                    # checks that text is plain double-quoted pairs the fast path reads right)
-                    meta = attr_cache.get(attrs)
-                    if meta is None:
-                        meta = attr_cache[attrs] = _cell_meta(attrs, kinds)
-                    # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
-                    if not raw:
-                        if itext:                                   # <is><t>text</t></is>
-                            if b"&" in itext or b"_x" in itext or b"\r" in itext:
-                                value = decode_text(itext)
-                            else:
-                                value = itext.decode("utf-8")
-                            if ci == len(values):
-                                values.append(value)
-                            else:
-                                _put(values, ci, value)
-                            continue
-                        if not inner:
-                            if meta[2]:
-                                continue      # an empty (styled) cell <c .../>
-                            # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
-                            # tag is written another way (</c >): let the XML parser decide
-                            raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
-                        raw = _inner_value(inner, p)                # formula cells: <f>..</f><v>..</v>
-                        if raw is None:
-                            if is_tag in inner:
-                                value = _rich_text(inner)
-                                if value:
-                                    _put(values, ci, value)
-                                elif t_tag in inner:
-                                    raise _ParseProblem("inline string not read (</t >?)")
-                            elif f_tag in inner:
-                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
-                            else:
-                                raise _ParseProblem("cell content not understood %r" % inner[:60])
-                            continue
-                        if not raw:
-                            # <f>..</f><v></v>: a number cell's formula never computed (a formula
-                            # giving "" is written t="str")
-                            if meta[0] == "n" and f_tag in inner:
-                                self.note_formula_without_value(info.name, rnum, ci, formula_text(inner, p))
-                            continue
-                    typ, dkind, _closed = meta
-                    if typ == "n":
-                        try:
-                            if b"." in raw or b"e" in raw or b"E" in raw:
-                                value = number(float(raw))
-                            else:
-                                value = int(raw)
-                        except ValueError:
-                            raise _ParseProblem("bad number %r" % raw[:40])
-                        if dkind is not None:
-                            value = serial_to_value(value, dkind, date1904)
-                    elif typ == "s":
-                        if sst is None:
-                            sst = self.shared_strings()
-                        try:
-                            value = sst[int(raw)]
-                        except (IndexError, ValueError):
-                            raise _ParseProblem("bad shared string index %r" % raw[:40])
-                        if not value:
-                            continue
-                    elif typ == "str" or typ == "inlineStr" or typ == "e":
-                        value = decode_text(raw)
-                        if not value:
-                            continue
-                    elif typ == "b":
-                        value = raw.strip() in (b"1", b"true")
-                    elif typ == "d":
-                        value = _iso_value(decode_text(raw))
-                    else:
-                        raise _ParseProblem("unknown cell type %r" % typ)
-                    # -- store at its column (nearly always the next one)
-                    if ci == len(values):
-                        values.append(value)
-                    else:
-                        _put(values, ci, value)
-                if values:
-                    trim(values)
-                    if values:
-                        yield rnum, values
-        self._merge_cache[info.index] = _dedupe(merges)
+
+        def note(row, col, formula):
+            self.note_formula_without_value(info.name, row, col, formula)
+
+        return SheetParser(p, self.styles.kinds, self.date1904, self.shared_strings, note), b"</" + p + b"row>"
+
+    def _fast_rows(self, info, member, max_rows=None):
+        self._rows_started.add(info.index)
+        early = self._early.pop(info.index, None)
+        if early is not None and max_rows is None:
+            parser, boundary, worker = early
+            yield from parallel_rows(self, self.path, member, boundary, parser, worker)
+        else:
+            if early is not None:
+                early[2].close()
+                self._workers.remove(early[2])
+            parser, boundary = self._sheet_parser(info, member)
+            if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
+                yield from parallel_rows(self, self.path, member, boundary, parser)
+            else:
+                for n, chunk in enumerate(self._chunks(member, boundary)):
+                    yield from parser.rows(chunk, n)
+        self._merge_cache[info.index] = _dedupe(parser.merges)
+
+    def _start_early(self, info, member):
+        """Before the merges scan of a big sheet (``Table`` asks for merges before the first row):
+        start the worker now, so it parses the first chunks while this process scans. The rows
+        read next take them over (a preview with ``max_rows`` ends it instead)."""
+        if info.index in self._early or info.index in self._rows_started:
+            return          # (merges asked after a partial read: the rows will not be read again)
+        if workers_wanted(self._zip.getinfo(member).file_size, None) < 2:
+            return
+        try:
+            parser, boundary = self._sheet_parser(info, member)
+        except _ParseProblem:
+            return
+        if self._sst_ready():
+            worker = start_worker(self, self.path, member, boundary, parser)
+            if worker is not None:
+                self._early[info.index] = (parser, boundary, worker)
+
+    def _sst_ready(self):
+        """Shared strings parsed before a worker is forked (it must not read our zip handle);
+        False if the table cannot be read here (one process then meets the error as usual)."""
+        if self._member(self._sst_part) is None:
+            return True
+        try:
+            self.shared_strings()
+        except FormatError:
+            return False
+        return True
 
     # -- merges / dimensions / number formats --------------------------------------------------
 
@@ -424,6 +317,7 @@ class XlsxBook(BaseBook):
         if self.reader == "openpyxl":
             found = self._opx_merges(info)
         else:
+            self._start_early(info, member)
             found = self._scan_merges(member)
         self._merge_cache[info.index] = found
         return list(found)
@@ -589,7 +483,8 @@ class XlsxBook(BaseBook):
         found = []
         carry = b""
         for chunk in self._chunks(member, b">"):
-            if carry or b"<!--" in chunk:       # a commented-out <mergeCell> is not a merge
+            # a commented-out <mergeCell> is not a merge ("!" first: one memchr, "<!--" is rare)
+            if carry or (b"!" in chunk and b"<!--" in chunk):
                 chunk, carry = strip_comments(carry, chunk)
             if b"mergeCell" in chunk:
                 found.extend(merge_refs(chunk))
@@ -607,6 +502,10 @@ class XlsxBook(BaseBook):
             self._opx_file = None
 
     def close(self):
+        for worker in list(getattr(self, "_workers", ())):
+            worker.close()
+        self._workers = []
+        self._early = {}
         if self._opx is not None:
             try:
                 self._opx.close()

@@ -1,0 +1,293 @@
+"""The fast xlsx sheet parser, one decompressed chunk at a time (see ``xlsx.py`` for why text).
+
+A sheet member is inflated in ``CHUNK``-sized reads, each piece cut right after its last
+``</row>`` (:func:`member_chunks`). The cut points depend only on the bytes, so every process
+that inflates the same member gets the same numbered chunks: that is what lets a second process
+parse some of them (``xlsx_parallel``) while this one parses the others.
+
+:class:`SheetParser` turns one chunk into ``(row number, values)`` pairs. What crosses chunk
+boundaries is small and explicit: the row number a row without ``r=`` gets (``next_row``), the
+merges met in the text after the last ``</row>`` (``merges``), and the formulas without a cached
+value, handed to ``note`` as they are met. A parser that does not know the previous chunk's last
+row (``next_row=None``, a worker starting in the middle) raises :class:`NeedsOrder` when it meets
+a row without ``r=``, and the process that knows parses the chunk instead.
+"""
+import re
+import zipfile
+import zlib
+
+from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
+from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
+                       _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
+
+CHUNK = 1024 * 1024
+DATE_CACHE_MAX = 100000     # distinct serials remembered per date kind (a ledger has a few thousand)
+TEXT_CACHE_MAX = 20000      # distinct strings remembered per sheet (bounded: notes columns are unique)
+
+
+class NeedsOrder(Exception):
+    """A row without ``r=`` in a chunk parsed without knowing the previous chunk's last row."""
+
+
+def member_chunks(zf, name, boundary, size=CHUNK):
+    """Decompressed pieces of a zip member, each ending right after a ``boundary`` (flat memory)."""
+    try:
+        stream = zf.open(name)
+    except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
+        raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
+                          "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+    rest = b""
+    with stream:
+        while True:
+            try:
+                block = stream.read(size)
+            except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
+                raise FormatError("xlsx 文件已损坏或不完整（%s 解压出错：%s）。请重新获取文件，"
+                                  "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+            if not block:
+                break
+            data = rest + block if rest else block
+            cut = data.rfind(boundary)
+            if cut < 0:
+                rest = data
+                continue
+            cut += len(boundary)
+            rest = data[cut:]
+            yield data[:cut]
+    if rest:
+        yield rest
+
+
+def worksheet_prefix(head):
+    """The namespace prefix of the sheet's elements (b"" or b"x:") from its first bytes."""
+    m = re.search(rb"<(?:(\w+):)?worksheet\b", head)
+    if m is None:
+        raise _ParseProblem("no worksheet root")
+    return (m.group(1) + b":") if m.group(1) else b""
+
+
+class SheetParser(object):
+    """Parses chunks of one sheet's XML. ``load_sst()`` gives the shared-string table (asked for
+    at the first ``t="s"`` cell); ``note(row, col, formula)`` records a formula without a value."""
+
+    def __init__(self, p, kinds, date1904, load_sst, note):
+        self.p = p
+        self.kinds = kinds
+        self.date1904 = date1904
+        self.load_sst = load_sst
+        self.note = note
+        self.sst = None
+        self.next_row = 1          # the number a row without r= gets; None: unknown (see NeedsOrder)
+        self.merges = []
+        self.findall = _cell_regex(p).findall
+        self.cell_open = re.compile(rb"<" + re.escape(p) + rb"c[\s/>]")
+        self.attr_cache = {}       # attribute text (without r=) -> (type, date kind, closed, date cache)
+        self.col_cache = {}        # column letters -> 0-based index
+        self.date_caches = {}      # date kind -> {raw serial text: date/datetime/time}
+        self.texts = {}            # inline string XML text -> str (the first TEXT_CACHE_MAX seen)
+        self.by_index = {}         # shared string index text -> str (idem)
+
+    def _meta(self, attrs):
+        typ, dkind, closed = _cell_meta(attrs, self.kinds)
+        cache = self.date_caches.setdefault(dkind, {}) if dkind is not None else None
+        meta = self.attr_cache[attrs] = (typ, dkind, closed, cache)
+        return meta
+
+    def detached(self, chunk, n):
+        """Chunk ``n`` parsed without the state of the chunks before it (by a worker, or ahead of
+        its turn): ``(rows, notes, merges, next_row)`` to replay in order with :func:`replay`, or
+        None when it must be parsed in its turn (a row without ``r=``, a problem to raise there)."""
+        saved = self.note, self.merges, self.next_row
+        notes = []
+        self.note = lambda row, col, formula: notes.append((row, col, formula))
+        self.merges, self.next_row = [], None
+        try:
+            rows = list(self.rows(chunk, n))
+            return rows, notes, self.merges, self.next_row
+        except Exception:  # noqa: BLE001 - whatever it is, the in-order parse meets it again
+            return None
+        finally:
+            self.note, self.merges, self.next_row = saved
+
+    def replay(self, notes, merges, next_row):
+        """Take over the state a :meth:`detached` parse of the next chunk left."""
+        for row, col, formula in notes:
+            self.note(row, col, formula)
+        self.merges.extend(merges)
+        if next_row is not None:
+            self.next_row = next_row
+
+    def rows(self, chunk, n):
+        """The ``(row number, values)`` of chunk number ``n`` (0 is the sheet's start)."""
+        p = self.p
+        problem = chunk_problem(chunk, n == 0)
+        if problem:
+            raise _ParseProblem(problem)
+        row_open, row_close = b"<" + p + b"row", b"</" + p + b"row>"
+        lro = len(row_open)
+        is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
+        row_end = b"</" + p + b"row"
+        findall = self.findall
+        attr_cache, col_cache = self.attr_cache, self.col_cache
+        date1904 = self.date1904
+        sst = self.sst
+        texts, by_index = self.texts, self.by_index
+        # Each chunk ends right after a </row>; splitting there gives one piece per row
+        # (a piece may start with empty self-closing <row .../> tags: the row is its last
+        # "<row"). The piece after the last </row> is the end of the sheet, with merges.
+        pieces = chunk.split(row_close)
+        tail = pieces.pop()
+        if chunk.count(row_end) - (tail.count(row_end) if tail else 0) != len(pieces):
+            raise _ParseProblem("a row end tag written another way (</row >?)")
+        if tail:
+            if self.cell_open.search(tail):
+                raise _ParseProblem("cells after the last </row>")
+        next_row = self.next_row
+        for piece in pieces:
+            start = piece.rfind(row_open)
+            end = piece.find(b">", start)
+            if start < 0 or end < 0:
+                raise _ParseProblem("</row> without <row>")
+            # row number: r= is nearly always the first attribute; rows may also lack it
+            if piece[start + lro:start + lro + 4] == b' r="':
+                rnum = int(piece[start + lro + 4:piece.index(b'"', start + lro + 4)])
+            else:
+                row_attrs = piece[start + lro:end]
+                if not attrs_ok(row_attrs):
+                    raise _ParseProblem("row attributes %r" % row_attrs[:60])
+                rm = _A_R.search(row_attrs)
+                if rm and rm.group(2):
+                    rnum = int(rm.group(2))
+                elif next_row is None:
+                    raise NeedsOrder()
+                else:
+                    rnum = next_row
+            next_row = rnum + 1
+            values = []
+            pos = 0
+            for col, attrs, raw, itext, inner in findall(piece, end + 1):
+                # -- where: column letters (the regex takes them when r= comes first)
+                if col:
+                    ci = col_cache.get(col)
+                    if ci is None:
+                        ci = col_cache[col] = _col_index(col.decode("ascii"))
+                else:
+                    rm = _A_R.search(attrs) if b"r=" in attrs else None
+                    if rm and rm.group(1):
+                        ci = _col_index(rm.group(1).decode("ascii"))
+                        attrs = attrs[:rm.start()] + attrs[rm.end():]
+                    else:
+                        ci = pos          # no r=: cells simply follow each other
+                pos = ci + 1
+                # -- type and date kind, computed once per distinct attribute text (which also
+                # checks that text is plain double-quoted pairs the fast path reads right)
+                meta = attr_cache.get(attrs)
+                if meta is None:
+                    meta = self._meta(attrs)
+                # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
+                if not raw:
+                    if itext:                                   # <is><t>text</t></is>
+                        value = texts.get(itext)                # (a column of names repeats them)
+                        if value is None:
+                            if b"&" in itext or b"_x" in itext or b"\r" in itext:
+                                value = decode_text(itext)
+                            else:
+                                value = itext.decode("utf-8")
+                            if len(texts) < TEXT_CACHE_MAX:
+                                texts[itext] = value
+                        if ci == len(values):
+                            values.append(value)
+                        else:
+                            _put(values, ci, value)
+                        continue
+                    if not inner:
+                        if meta[2]:
+                            continue      # an empty (styled) cell <c .../>
+                        # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
+                        # tag is written another way (</c >): let the XML parser decide
+                        raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
+                    raw = _inner_value(inner, p)                # formula cells: <f>..</f><v>..</v>
+                    if raw is None:
+                        if is_tag in inner:
+                            value = _rich_text(inner)
+                            if value:
+                                _put(values, ci, value)
+                            elif t_tag in inner:
+                                raise _ParseProblem("inline string not read (</t >?)")
+                        elif f_tag in inner:
+                            self.note(rnum, ci, formula_text(inner, p))
+                        else:
+                            raise _ParseProblem("cell content not understood %r" % inner[:60])
+                        continue
+                    if not raw:
+                        # <f>..</f><v></v>: a number cell's formula never computed (a formula
+                        # giving "" is written t="str")
+                        if meta[0] == "n" and f_tag in inner:
+                            self.note(rnum, ci, formula_text(inner, p))
+                        continue
+                typ, dkind, _closed, dates = meta
+                if typ == "n":
+                    if dkind is not None:
+                        # a date column repeats the same few thousand serials: convert each once
+                        value = dates.get(raw)
+                        if value is None:
+                            value = serial_to_value(_number(raw), dkind, date1904)
+                            if len(dates) < DATE_CACHE_MAX:
+                                dates[raw] = value
+                    elif raw.isdigit():
+                        value = int(raw)
+                    elif b"." in raw:
+                        # number(float(raw)), inline: most cells of a ledger are amounts
+                        try:
+                            value = float(raw)
+                        except ValueError:
+                            raise _ParseProblem("bad number %r" % raw[:40])
+                        if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
+                            value = int(value)
+                    else:
+                        value = _number(raw)
+                elif typ == "s":
+                    value = by_index.get(raw)                   # (cheaper than int(raw) each time)
+                    if value is None:
+                        if sst is None:
+                            sst = self.sst = self.load_sst()
+                        try:
+                            value = sst[int(raw)]
+                        except (IndexError, ValueError):
+                            raise _ParseProblem("bad shared string index %r" % raw[:40])
+                        if len(by_index) < TEXT_CACHE_MAX:
+                            by_index[raw] = value
+                    if not value:
+                        continue
+                elif typ == "str" or typ == "inlineStr" or typ == "e":
+                    value = decode_text(raw)
+                    if not value:
+                        continue
+                elif typ == "b":
+                    value = raw.strip() in (b"1", b"true")
+                elif typ == "d":
+                    value = _iso_value(decode_text(raw))
+                else:
+                    raise _ParseProblem("unknown cell type %r" % typ)
+                # -- store at its column (nearly always the next one)
+                if ci == len(values):
+                    values.append(value)
+                else:
+                    _put(values, ci, value)
+            if values:
+                trim(values)
+                if values:
+                    yield rnum, values
+        self.next_row = next_row
+        if tail and b"mergeCell" in tail:
+            self.merges.extend(merge_refs(tail))
+
+
+def _number(raw):
+    """A ``<v>`` of a number cell -> int or float (integral floats as int, see ``number``)."""
+    try:
+        if b"." in raw or b"e" in raw or b"E" in raw:
+            return number(float(raw))
+        return int(raw)
+    except ValueError:
+        raise _ParseProblem("bad number %r" % raw[:40])
