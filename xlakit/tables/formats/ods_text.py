@@ -32,18 +32,19 @@ _ATTR_B_RE = re.compile(rb'([\w.-]+:[\w.-]+)="([^"]*)"')
 _XML_ENTITY_RE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 
 # One plain cell of a row, for the row fast path: the text before it (must be blank), its
-# attributes split around the one value attribute (the rest repeats, so it can key a cache), a
-# self-closing slash, and its content when that is at most one plain paragraph. The pattern is
+# attributes split around the one value attribute (the rest repeats, so it can key a cache) and
+# its content when that is at most one plain paragraph; or a "<" that starts anything else. The pattern is
 # lean (one space between attributes, as LibreOffice and WPS write them; names checked later,
 # once per distinct attribute text, by _ATTRS_RE); a cell written any other way, a covered cell
 # and rich content do not match, and the row then goes to ``_text_cells``.
 _VALUE_NAME = rb"(?:date-|time-|boolean-|string-)?value"
 _FAST_CELL_RE = re.compile(
-    rb'([^<]*)<table:table-cell'
+    rb'([^<]*)(?:<table:table-cell'
     rb'((?: (?!office:' + _VALUE_NAME + rb'=)[^ =>]+="[^"]*")*)'
     rb'(?: office:(' + _VALUE_NAME + rb')="([^"]*)")?'
     rb'((?: [^ =>]+="[^"]*")*)'
-    rb'(?:(/)>|>(<text:p>[^<]*</text:p>|<text:p/>)?</table:table-cell>)')
+    rb'(?:/>|>(<text:p>[^<]*</text:p>|<text:p/>)?</table:table-cell>)'
+    rb'|(<))')      # any other "<": the row is not plain
 _ATTRS_RE = re.compile(rb'(?: [\w.-]+:[\w.-]+="[^"]*")*')
 _VALUE_NAMES = (b"value", b"date-value", b"time-value", b"boolean-value", b"string-value")
 _VALUE_KEYS = frozenset(b"office:" + n for n in _VALUE_NAMES)
@@ -82,7 +83,7 @@ class _FastRows(object):
     and a regex per cell. Here the regex hands out each cell's value attribute apart from the
     rest, which repeats (style, type) and is decoded once. ``row`` gives None for anything but a
     row of plain cells (a cell with rich content, a span, a repeated cell with a value, more
-    than MAX_COLS columns, text between cells, any ``<`` the regex did not account for): such a
+    than MAX_COLS columns, text between cells, any other element): such a
     row goes through ``_text_cells`` + ``add_row``, so the values are the same either way."""
 
     def __init__(self):
@@ -92,12 +93,11 @@ class _FastRows(object):
 
     def row(self, body):
         values = []
-        col = 0
-        tags = 0
+        col = filled = 0            # the next cell's column; len(values)
         meta_cache = self.meta
         texts = self.texts
-        for junk, before, vname, raw, after, slash, inner in _FAST_CELL_RE.findall(body):
-            if junk and junk.strip():
+        for junk, before, vname, raw, after, inner, other in _FAST_CELL_RE.findall(body):
+            if other or junk and junk.strip():
                 return None
             meta = meta_cache.get((before, after))
             if meta is None:
@@ -107,11 +107,6 @@ class _FastRows(object):
             vt, n = meta
             if col + n > MAX_COLS:
                 return None
-            if slash:
-                tags += 1
-                inner = None
-            else:
-                tags += 2 if not inner else (3 if inner == b"<text:p/>" else 4)
             value = None
             if vt is _STRING and vname != b"string-value" or vt is _TEXT:
                 if inner:           # the paragraph's text, decoded once per distinct paragraph
@@ -152,12 +147,11 @@ class _FastRows(object):
             if value is not None:
                 if n > 1:
                     return None
-                if len(values) < col:
-                    values.extend([None] * (col - len(values)))
+                if filled < col:
+                    values.extend([None] * (col - filled))
                 values.append(value)
+                filled = col + 1
             col += n
-        if tags != body.count(b"<"):
-            return None
         end = body.rfind(b">") + 1
         if end < len(body) and body[end:].strip():
             return None
@@ -204,6 +198,7 @@ def parse_text(book, info):
     cache = {}
     wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in book._root_ns) + b">", b"</w>")
     fast_row = _FastRows().row
+    row_repeats = {}        # row start tag -> rows repeated, checked once per distinct tag
     index = -1
     rownum = 0
     buf = b""
@@ -258,13 +253,14 @@ def parse_text(book, info):
                             eof = not chunk
                             buf, pos = buf[pos:] + chunk, 0
                             continue
-                        if r.group(0).startswith(b"</"):
-                            if b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]:
+                        found, start = r.group(0), r.start()
+                        if found.startswith(b"</"):
+                            if b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]:
                                 raise _Fallback("comment")
                             break
-                        if r.start() != pos and (b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]):
+                        if start != pos and (b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]):
                             raise _Fallback("comment")
-                        if r.group(0).startswith(b"<table:table ") or r.group(0).startswith(b"<table:table>"):
+                        if found.startswith(b"<table:table ") or found.startswith(b"<table:table>"):
                             raise _Fallback("nested table")
                         gt = buf.find(b">", r.end() - 1)
                         if gt < 0:
@@ -274,13 +270,17 @@ def parse_text(book, info):
                             eof = not chunk
                             buf, pos = buf[pos:] + chunk, 0
                             continue
-                        row_tag = buf[r.start():gt + 1]
-                        if row_tag.count(b'"') % 2 or b"='" in row_tag:
-                            raise _Fallback("odd attribute quoting")
-                        repeat = 1
-                        k = row_tag.find(b'number-rows-repeated="')
-                        if k >= 0:
-                            repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
+                        row_tag = buf[start:gt + 1]
+                        repeat = row_repeats.get(row_tag)
+                        if repeat is None:
+                            if row_tag.count(b'"') % 2 or b"='" in row_tag:
+                                raise _Fallback("odd attribute quoting")
+                            repeat = 1
+                            k = row_tag.find(b'number-rows-repeated="')
+                            if k >= 0:
+                                repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
+                            if len(row_repeats) < 1024:
+                                row_repeats[row_tag] = repeat
                         if row_tag.endswith(b"/>"):
                             rownum += repeat
                             pos = gt + 1
