@@ -31,7 +31,7 @@ from ...errors import os_error
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
-BLOCK = 1 << 20          # characters per block of the split path
+BLOCK = 1 << 18          # characters per block of the split path
 DELIMITERS = (",", "\t", ";", "|")
 
 # The decoding rules are xlakit.text's (the CLI, the HTML reader and the document readers use the
@@ -173,8 +173,9 @@ def _records(fh, delimiter):
         lines = body.split(newline)
         if block:
             lines.pop()                     # the "" after the block's last newline
-        for rec in [line.split(delimiter) for line in lines]:
+        for line in lines:
             number += 1
+            rec = line.split(delimiter)
             if "" in rec:
                 while rec and not rec[-1]:  # trailing empty fields go (as trim() does) ...
                     rec.pop()
