@@ -133,6 +133,9 @@ PLAIN_ROWS = {
                               c(extra=' table:number-columns-repeated="16374"')],
     "untyped_and_empty": [c(text="无类型"), c(text=None, close=False), "<table:table-cell><text:p/></table:table-cell>",
                           c("float", ("office:value", "abc"), "abc"), c("weird", ("office:value", "3"), "三")],
+    "repeated_values": [c("float", ("office:value", "1"), "1"),
+                        c("float", ("office:value", "19.1"), "19.10", extra=' table:number-columns-repeated="2"'),
+                        c("string", text="同", extra=' table:number-columns-repeated="3"'), c("string", text="末")],
     "blank_between_cells": [c("string", text="x"), "\n  ", c("string", text="y"), "\n"],
     "spans_of_one": [c("string", text="x", extra=' table:number-columns-spanned="1" table:number-rows-spanned="1"')],
 }
@@ -142,31 +145,36 @@ OTHER_ROWS = {
                        '</table:table-cell>'],
     "span": [c("string", text="合并", extra=' table:number-columns-spanned="2" table:number-rows-spanned="1"'),
              "<table:covered-table-cell/>", c("string", text="z")],
-    "repeated_value": [c("float", ("office:value", "5"), "5", extra=' table:number-columns-repeated="3"')],
     "newline_between_attributes": [c("string", text="x").replace(" office:", "\n office:", 1)],
     "text_between_cells": [c("string", text="x"), " 杂 ", c("string", text="y")],
     "two_value_attributes": [c("float", ("office:value", "1"), "1", extra=' office:string-value="s"')],
 }
 
 
-def general_values(body):
+def general_values(body, budget=None):
     sheet = _Sheet()
-    ods_text.add_row(sheet, 0, 1, ods_text._text_cells(body, {}, (b"<w %s>" % NS.encode(), b"</w>")), [10 ** 6])
+    ods_text.add_row(sheet, 0, 1, ods_text._text_cells(body, {}, (b"<w %s>" % NS.encode(), b"</w>")),
+                     budget if budget is not None else [10 ** 6])
     return sheet.rows[0][1] if sheet.rows else []
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN_ROWS))
 def test_ods_fast_row_reads_plain_rows_like_the_general_path(name):
     body = "".join(PLAIN_ROWS[name]).encode("utf-8")
-    got = ods_text._FastRows().row(body)
+    budget = [10 ** 6]
+    got = ods_text._FastRows().row(body, budget)
     assert got is not None, "a plain row must take the fast path"
-    assert repr(got) == repr(general_values(body))
+    general_budget = [10 ** 6]
+    assert repr(got) == repr(general_values(body, general_budget))
+    assert budget == general_budget         # repeats charged the same
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_ROWS))
 def test_ods_fast_row_declines_what_it_does_not_read(name):
     body = "".join(OTHER_ROWS[name]).encode("utf-8")
-    assert ods_text._FastRows().row(body) is None
+    budget = [10 ** 6]
+    assert ods_text._FastRows().row(body, budget) is None
+    assert budget == [10 ** 6]
 
 
 def test_ods_book_with_every_row_kind_reads_as_the_tree_parser_does(tmp_path):
@@ -199,8 +207,8 @@ def test_ods_fast_rows_repeat_across_rows_from_the_caches():
     """The caches (attribute texts, paragraphs, dates) hand out the same values on later rows."""
     fast = ods_text._FastRows()
     body = "".join(PLAIN_ROWS["dates_times"] + PLAIN_ROWS["strings"]).encode("utf-8")
-    first = fast.row(body)
-    assert fast.row(body) == first == general_values(body)
+    first = fast.row(body, [10 ** 6])
+    assert fast.row(body, [10 ** 6]) == first == general_values(body)
     assert first[0] == datetime.date(2024, 9, 1) and first[1] == datetime.datetime(2024, 9, 1, 8, 30)
 
 
@@ -213,3 +221,13 @@ def test_ods_libreoffice_fixture_same_on_both_parsers():
         with tf.open_book(path, reader=reader) as book:
             got.append(repr([(s.name, list(book.rows(s.name)), book.merges(s.name)) for s in book.sheets]))
     assert got[0] == got[1]
+
+
+def test_ods_fast_row_leaves_a_repeat_past_the_budget_to_add_row():
+    """add_row caps a repeat that would pass MAX_REPEAT_CELLS (and the sheet warns): the fast
+    path declines such a row without charging anything."""
+    body = "".join([c("string", text="a"), c("string", text="b", extra=' table:number-columns-repeated="50"')]).encode()
+    budget = [10]
+    assert ods_text._FastRows().row(body, budget) is None and budget == [10]
+    budget = [50]
+    assert ods_text._FastRows().row(body, budget) == ["a"] + ["b"] * 50 and budget == [1]

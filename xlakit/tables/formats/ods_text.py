@@ -6,8 +6,8 @@ sheet with the tree parser, so both give the same rows (the tests check that on 
 
 Three levels, each handing what it does not know to the next:
 
-- ``_FastRows.row``: a row of plain cells (one ``<text:p>`` of plain text at most, no span, no
-  repeated cell with a value) from one regex ``findall``; each cell's value attribute comes
+- ``_FastRows.row``: a row of plain cells (one ``<text:p>`` of plain text at most, no span)
+  from one regex ``findall``; each cell's value attribute comes
   apart from its other attributes, which repeat from row to row and are decoded once;
 - ``_text_cells``: every other row, cell by cell with ``bytes.find``, attribute texts decoded
   once each, ElementTree for a cell with rich content (spans, several paragraphs, ``<text:s/>``);
@@ -82,7 +82,7 @@ class _FastRows(object):
     date cell carries its own value in its attributes, so a per-cell cut-and-cache costs a dict
     and a regex per cell. Here the regex hands out each cell's value attribute apart from the
     rest, which repeats (style, type) and is decoded once. ``row`` gives None for anything but a
-    row of plain cells (a cell with rich content, a span, a repeated cell with a value, more
+    row of plain cells (a cell with rich content, a span, a repeat past the cells budget, more
     than MAX_COLS columns, text between cells, any other element): such a
     row goes through ``_text_cells`` + ``add_row``, so the values are the same either way."""
 
@@ -91,9 +91,12 @@ class _FastRows(object):
         self.texts = {}         # paragraph XML -> its text (category columns repeat)
         self.dates = {}         # date-value -> date / datetime
 
-    def row(self, body):
+    def row(self, body, budget):
+        """The row's values, or None; ``budget`` is add_row's (cells repeats may still add),
+        charged only when the row is read here."""
         values = []
         col = filled = 0            # the next cell's column; len(values)
+        spent = 0                   # cells added by repeats, charged to the budget at the end
         meta_cache = self.meta
         texts = self.texts
         for junk, before, vname, raw, after, inner, other in _FAST_CELL_RE.findall(body):
@@ -145,16 +148,21 @@ class _FastRows(object):
             elif inner:
                 value = self._text(inner) or None
             if value is not None:
-                if n > 1:
-                    return None
                 if filled < col:
                     values.extend([None] * (col - filled))
-                values.append(value)
-                filled = col + 1
+                if n == 1:
+                    values.append(value)
+                else:               # LibreOffice repeats equal neighbours (数量 1: 单价 = 金额)
+                    if n > budget[0] - spent:
+                        return None     # add_row caps it and warns
+                    spent += n - 1
+                    values.extend([value] * n)
+                filled = col + n
             col += n
         end = body.rfind(b">") + 1
         if end < len(body) and body[end:].strip():
             return None
+        budget[0] -= spent
         return values
 
     def _text(self, inner):
@@ -294,7 +302,7 @@ def parse_text(book, info):
                             buf, pos = buf[pos:] + chunk, 0
                             continue
                         body = buf[gt + 1:close]
-                        values = fast_row(body) if repeat == 1 else None
+                        values = fast_row(body, budget) if repeat == 1 else None
                         if values is not None:
                             # what add_row does with one row of plain cells
                             rownum += 1
