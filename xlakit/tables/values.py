@@ -225,6 +225,10 @@ def to_decimal(value):
     Floats go through their shortest repr (``Decimal(repr(0.1)) == Decimal("0.1")``), so a sum of
     cells is what Excel shows, not binary noise. Booleans, dates and times are not numbers."""
     cls = value.__class__
+    if cls is str:                  # csv cells are all text: the plain-number check first
+        if _PLAIN_RE.fullmatch(value):
+            return Decimal(value)
+        return _parse_number_text(value)
     if cls is int:
         return Decimal(value)
     if cls is float:
@@ -233,8 +237,6 @@ def to_decimal(value):
         return Decimal(repr(value))
     if value is None:
         return None
-    if cls is str:
-        return _parse_number_text(value)
     if isinstance(value, Decimal):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -427,6 +429,11 @@ class TotalsDetector(object):
 
     def __call__(self, values):
         cache = self.cache
+        if len(values) >= 3:
+            # nearly every row: three texts already known not to be labels (no slice, no loop)
+            get = cache.get
+            if get(values[0]) is False and get(values[1]) is False and get(values[2]) is False:
+                return False
         for value in values[:3]:
             if value.__class__ is str:
                 hit = cache.get(value)

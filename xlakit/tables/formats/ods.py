@@ -6,12 +6,12 @@ matter of course, and the toolbox must not make them leave the conversation to c
 
 Two parsers read the sheet XML (``content.xml``), streamed in 1 MB chunks:
 
-- the text parser (default): rows cut out of the byte stream with ``bytes.find``, cells split
-  the same way, each distinct attribute text decoded once; ElementTree only for a cell with rich
-  content (spans, several paragraphs, ``<text:s/>``). It is about four times faster than a tree
-  walk, which matters at 100k rows. It reads only what it is sure of: the root must bind the
-  usual ``table:``/``office:``/``text:`` prefixes, and a comment, CDATA, odd quoting, a
-  sub-table or anything else unexpected in a row sends the sheet to
+- the text parser (default, ``ods_text``): rows cut out of the byte stream with ``bytes.find``,
+  a row of plain cells read by one regex pass, other rows cell by cell, ElementTree only for a
+  cell with rich content (spans, several paragraphs, ``<text:s/>``). It is several times faster
+  than a tree walk, which matters at 100k rows. It reads only what it is sure of: the root must
+  bind the usual ``table:``/``office:``/``text:`` prefixes, and a comment, CDATA, odd quoting,
+  a sub-table or anything else unexpected in a row sends the sheet to
 - the tree parser (``XLA_ODS_READER=tree`` or ``reader="tree"``): ``ElementTree.XMLPullParser``,
   one ``table-row`` at a time, each row dropped from the tree once read. Both give the same rows
   (the tests check that on every fixture and on calamine's corpus).
@@ -75,6 +75,7 @@ REPEAT_CAPPED = ("工作表「%s」里有成片重复的单元格（文件用“
                  "超出的部分没有读取。如确需全部数据，请在 LibreOffice/WPS 里打开后另存为 .xlsx 再试")
 
 _TABLE_TAG_RE = re.compile(rb"<((?:[A-Za-z_][\w.-]*:)?)table([\s/>])")
+_TABLE_WORD_RE = re.compile(rb"table[\s/>]")
 _ATTR_RE = re.compile(r"""([\w.-]+:)?([\w.-]+)\s*=\s*("[^"]*"|'[^']*')""")
 _STYLE_RE = re.compile(rb"<(?:[\w.-]+:)?style\s([^>]*?)(/?)>(.*?)(?:</(?:[\w.-]+:)?style>|(?=<(?:[\w.-]+:)?style\s))",
                        re.S)
@@ -88,12 +89,6 @@ _BOOL_TEXT = {"TRUE": 1, "FALSE": 0, "真": 1, "假": 0}
 
 _ROOT_TAG_RE = re.compile(rb"<office:document(?:-content)?\b[^>]*>")
 _XMLNS_RE = re.compile(rb'xmlns:([\w.-]+)\s*=\s*"([^"]*)"')
-_NEXT_RE = re.compile(rb"<table:table(-row)?[\s/>]|</table:table>")
-_ROW_OR_END_RE = re.compile(rb"<table:table-row[\s/>]|</table:table>|<table:table[\s>]")
-_ATTR_B_RE = re.compile(rb'([\w.-]+:[\w.-]+)="([^"]*)"')
-_XML_ENTITY_RE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
-
-
 class _OutOfTime(Exception):
     def __init__(self, sheet, row):
         Exception.__init__(self, row)
@@ -112,25 +107,6 @@ def _bounded(raw, cap):
         return max(1, min(int(raw), cap))
     except ValueError:
         return 1
-
-
-def _unescape(raw):
-    text = raw.decode("utf-8")
-    if "&" in text:
-        text = _XML_ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
-def _plain_text(inner):
-    """The text of ``<text:p>plain</text:p>`` (one paragraph, no markup), "" for ``<text:p/>``;
-    None when the cell holds anything richer (the tree parser reads those)."""
-    if inner.startswith(b"<text:p>") and inner.endswith(b"</text:p>") and inner.count(b"<") == 2:
-        return _unescape(inner[8:-9])
-    if inner == b"<text:p/>":
-        return ""
-    return None
 
 
 def _attrs(text):
@@ -422,7 +398,12 @@ class OdsBook(BaseBook):
                         attrs = _attrs(m.group(1).decode("utf-8", "replace"))
                         if attrs.get("family") == "table" and _DISPLAY_FALSE_RE.search(m.group(3)):
                             hidden_styles.add(attrs.get("name"))
-                for m in _TABLE_TAG_RE.finditer(part):
+                for w in _TABLE_WORD_RE.finditer(part):
+                    # a search led by a literal skips the XML fast; _TABLE_TAG_RE then checks the
+                    # word is a table start tag's name (from the "<" before it)
+                    m = _TABLE_TAG_RE.match(part, max(0, part.rfind(b"<", 0, w.start())))
+                    if m is None or m.end() != w.end():
+                        continue
                     close = part.find(b">", m.end() - 1)
                     attrs = _attrs(part[m.end() - 1:close].decode("utf-8", "replace")) if close > 0 else {}
                     if attrs.get("is-sub-table") == "true":
@@ -451,8 +432,9 @@ class OdsBook(BaseBook):
                     sheet = None
                     try:
                         if self.reader == "fast" and self._text_ok():
+                            from .ods_text import parse_text   # here: ods_text imports this module
                             try:
-                                sheet = self._parse_text(info)
+                                sheet = parse_text(self, info)
                             except _Fallback as why:
                                 self.fallback_reason = str(why)
                         if sheet is None:
@@ -529,244 +511,6 @@ class OdsBook(BaseBook):
         ns = dict(self._root_ns or [])
         return (getattr(self, "_utf8", False) and ns.get(b"table") == NS_TABLE.encode()
                 and ns.get(b"office") == NS_OFFICE.encode() and ns.get(b"text") == NS_TEXT.encode())
-
-    def _parse_text(self, info):
-        """The sheet read as text: rows cut out with ``bytes.find``, cells with one regex,
-        attributes decoded once per distinct attribute text; ElementTree only for a cell with
-        rich content. Anything it cannot read with certainty raises _Fallback (the tree parser
-        then reads the sheet), so both give the same rows; tests check that."""
-        sheet = _Sheet()
-        budget = [MAX_REPEAT_CELLS]
-        capped = False
-        cache = {}
-        wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in self._root_ns) + b">", b"</w>")
-        index = -1
-        rownum = 0
-        buf = b""
-        pos = 0
-        eof = False
-        with self._open_content() as fh:
-            def more():
-                chunk = fh.read(CHUNK)
-                return chunk
-            while True:
-                m = _NEXT_RE.search(buf, pos)
-                if m is None or m.end() + 1 >= len(buf):
-                    if eof:
-                        raise _Fallback("end of data without the sheet's end")
-                    chunk = more()
-                    if not chunk:
-                        eof = True
-                    buf = buf[pos:] + chunk
-                    pos = 0
-                    continue
-                tag = m.group(0)
-                if tag.startswith(b"</"):
-                    raise _Fallback("unbalanced table end")       # we skip inactive tables whole
-                gt = buf.find(b">", m.end() - 1)
-                if gt < 0:
-                    if eof:
-                        raise _Fallback("cut tag")
-                    buf, pos = buf[pos:] + more(), 0
-                    eof = eof or not buf
-                    continue
-                start_tag = buf[m.start():gt + 1]
-                if start_tag.count(b'"') % 2 or b"='" in start_tag:
-                    raise _Fallback("odd attribute quoting")
-                if m.group(1) is None:                  # <table:table ...>
-                    if b"is-sub-table" in start_tag:
-                        raise _Fallback("sub-table")
-                    index += 1
-                    if start_tag.endswith(b"/>"):
-                        pos = gt + 1
-                        if index == info.index:
-                            break
-                        continue
-                    if index == info.index:
-                        pos = gt + 1
-                        # rows of this table until its end tag
-                        while True:
-                            r = _ROW_OR_END_RE.search(buf, pos)
-                            if r is None or r.end() + 1 >= len(buf):
-                                if eof:
-                                    raise _Fallback("end of data inside the sheet")
-                                chunk = more()
-                                eof = not chunk
-                                buf, pos = buf[pos:] + chunk, 0
-                                continue
-                            if r.group(0).startswith(b"</"):
-                                if b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]:
-                                    raise _Fallback("comment")
-                                break
-                            if r.start() != pos and (b"<!--" in buf[pos:r.start()] or b"<![CDATA[" in buf[pos:r.start()]):
-                                raise _Fallback("comment")
-                            if r.group(0).startswith(b"<table:table ") or r.group(0).startswith(b"<table:table>"):
-                                raise _Fallback("nested table")
-                            gt = buf.find(b">", r.end() - 1)
-                            if gt < 0:
-                                if eof:
-                                    raise _Fallback("cut row tag")
-                                chunk = more()
-                                eof = not chunk
-                                buf, pos = buf[pos:] + chunk, 0
-                                continue
-                            row_tag = buf[r.start():gt + 1]
-                            if row_tag.count(b'"') % 2 or b"='" in row_tag:
-                                raise _Fallback("odd attribute quoting")
-                            repeat = 1
-                            k = row_tag.find(b'number-rows-repeated="')
-                            if k >= 0:
-                                repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
-                            if row_tag.endswith(b"/>"):
-                                rownum += repeat
-                                pos = gt + 1
-                                continue
-                            close = buf.find(b"</table:table-row>", gt)
-                            if close < 0:
-                                if eof:
-                                    raise _Fallback("cut row")
-                                chunk = more()
-                                eof = not chunk
-                                buf, pos = buf[pos:] + chunk, 0
-                                continue
-                            body = buf[gt + 1:close]
-                            cells = self._text_cells(body, cache, wrap)
-                            rownum, hit = add_row(sheet, rownum, repeat, cells, budget)
-                            capped = capped or hit
-                            if time.monotonic() > self._stop_at:
-                                raise _OutOfTime(sheet, rownum)
-                            pos = close + 18
-                        break
-                    # another sheet: skip to its end
-                    end = buf.find(b"</table:table>", gt)
-                    while end < 0:
-                        if eof:
-                            raise _Fallback("end of data inside a sheet")
-                        if b"<table:table " in buf[gt + 1:] or b"<table:table>" in buf[gt + 1:]:
-                            raise _Fallback("nested table")
-                        chunk = more()
-                        eof = not chunk
-                        buf = buf[gt:] + chunk
-                        gt = 0
-                        end = buf.find(b"</table:table>", gt)
-                    skipped = buf[gt + 1:end]
-                    if b"<table:table " in skipped or b"<table:table>" in skipped:
-                        raise _Fallback("nested table")
-                    pos = end + 14
-                    continue
-                raise _Fallback("row outside a table")
-        if capped:
-            self.warn(REPEAT_CAPPED % (info.name, MAX_REPEAT_CELLS))
-        return sheet
-
-    def _text_cells(self, body, cache, wrap):
-        """[(value, repeated, spanned cols, spanned rows)] of a row's inner XML."""
-        cells = []
-        pos = 0
-        find = body.find
-        while True:
-            i = find(b"<table:", pos)
-            if i < 0:
-                if body[pos:].strip():
-                    raise _Fallback("unexpected content in a row")
-                break
-            if i != pos and body[pos:i].strip():
-                raise _Fallback("unexpected content in a row")
-            if body.startswith(b"<table:table-cell", i):
-                covered, head, close_tag = False, i + 17, b"</table:table-cell>"
-            elif body.startswith(b"<table:covered-table-cell", i):
-                covered, head, close_tag = True, i + 25, b"</table:covered-table-cell>"
-            else:
-                raise _Fallback("unexpected element in a row")
-            gt = find(b">", head)
-            if gt < 0:
-                raise _Fallback("cut cell")
-            attrs = body[head:gt]
-            if attrs.endswith(b"/"):
-                attrs = attrs[:-1]
-                inner = None
-                pos = gt + 1
-            else:
-                close = find(close_tag, gt)
-                if close < 0:
-                    raise _Fallback("cut cell")
-                inner = body[gt + 1:close]
-                pos = close + len(close_tag)
-            if attrs and attrs[:1] not in b" \t\r\n":
-                raise _Fallback("unexpected element in a row")
-            key = attrs if not covered else b"#" + attrs
-            meta = cache.get(key)
-            if meta is None:
-                if attrs.count(b'"') % 2 or b"='" in attrs:
-                    raise _Fallback("odd attribute quoting")
-                d = dict(_ATTR_B_RE.findall(attrs))
-                meta = (covered, d.get(b"office:value-type"),
-                        _bounded(d.get(b"table:number-columns-repeated"), MAX_COLS),
-                        1 if covered else _bounded(d.get(b"table:number-columns-spanned"), MAX_COLS),
-                        1 if covered else _bounded(d.get(b"table:number-rows-spanned"), MAX_ROWS), d)
-                if len(cache) > 4096:
-                    cache.clear()
-                cache[key] = meta
-            covered, vt, n, cs, rs, d = meta
-            if covered:
-                cells.append((None, n, 1, 1))
-                continue
-            
-            value = None
-            if vt in (b"float", b"percentage", b"currency"):
-                raw = d.get(b"office:value")
-                if raw is not None:
-                    try:
-                        value = number(float(raw))
-                    except ValueError:
-                        value = None
-                    if value is not None and (value == 0 or value == 1) and vt == b"float" and inner:
-                        shown = _plain_text(inner)
-                        if shown is None:
-                            value = self._tree_cell(body[i:pos], wrap)
-                        elif shown.strip() in _BOOL_TEXT and _BOOL_TEXT[shown.strip()] == value:
-                            value = bool(value)
-                    if value is not None:
-                        cells.append((value, n, cs, rs))
-                        continue
-            elif vt == b"date":
-                raw = d.get(b"office:date-value")
-                if raw:
-                    cells.append((parse_date(raw.decode("utf-8", "replace")), n, cs, rs))
-                    continue
-            elif vt == b"time":
-                raw = d.get(b"office:time-value")
-                if raw:
-                    cells.append((parse_duration(raw.decode("utf-8", "replace")), n, cs, rs))
-                    continue
-            elif vt == b"boolean":
-                raw = (d.get(b"office:boolean-value") or b"").strip().lower()
-                if raw in (b"true", b"1", b"false", b"0"):
-                    cells.append((raw in (b"true", b"1"), n, cs, rs))
-                    continue
-            elif vt == b"string":
-                raw = d.get(b"office:string-value")
-                if raw is not None:
-                    text = _unescape(raw)
-                    cells.append((text if text != "" else None, n, cs, rs))
-                    continue
-            if inner is None or not inner.strip():
-                cells.append((None, n, cs, rs))
-                continue
-            text = _plain_text(inner)
-            if text is None:
-                value = self._tree_cell(body[i:pos], wrap)
-            else:
-                value = text if text != "" else None
-            cells.append((value, n, cs, rs))
-        return cells
-
-    def _tree_cell(self, xml, wrap):
-        try:
-            el = ET.fromstring(wrap[0] + xml + wrap[1])
-        except ET.ParseError:
-            raise _Fallback("cell XML")
-        return cell_value(el[0])
 
     def _row(self, row, rownum, sheet, budget):
         """Read one row element into ``sheet``; returns (new row number, whether a cap hit)."""
