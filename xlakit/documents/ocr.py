@@ -8,8 +8,9 @@ says at once what is missing and gives the one command (``python3 xla.py install
 text the document does have is kept.
 
 Speed: nearly all of a page's time is spent inside the models (detection about a quarter,
-recognition the rest); the page's lines are recognised on one thread per core
-(``share_recognition``), so an A4 page at 200 dpi takes about 1.5 s on two cores.
+recognition most of the rest; our layout and turning code well under 1 %). An A4 page at 200 dpi
+costs 2 to 3.5 CPU seconds; its lines are recognised on one thread per core
+(``share_recognition``), so on two idle cores a page takes about 1.3 s (a page full of text 2 s).
 
 Budget: a page costs one to a few seconds. ``Reader.page`` refuses to start a page
 it cannot finish before the deadline (it measures its own pages), so a long scan is read window
