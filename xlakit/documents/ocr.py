@@ -12,7 +12,7 @@ recognition most of the rest; our layout and turning code well under 1 %). An A4
 costs 2 to 3.5 CPU seconds; its lines are recognised on one thread per core
 (``share_recognition``), so on two idle cores a page takes about 1.3 s (a page full of text 2 s).
 
-Budget: a page costs one to a few seconds. ``Reader.page`` refuses to start a page
+Budget: a page costs one to a few seconds. ``Reader.can_start`` refuses to start a page
 it cannot finish before the deadline (it measures its own pages), so a long scan is read window
 by window: the caller says where to continue (``next_page``).
 
