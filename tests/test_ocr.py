@@ -100,6 +100,34 @@ def test_boxes_turn_exactly_as_pillow_turns_the_pixels(angle):
     assert ocr_turn.page_angle(seen) == (180 if angle == 180 else 0)
 
 
+def test_a_long_line_the_direction_model_calls_upside_down_is_read_upright(run):
+    """On this picture the direction model says "upside down" (95 %) for one upright 40-character
+    line, which read turned over came out as three wrong characters; the page's other lines
+    are upright, so that line is read upright too."""
+    data = ok(read(run, "long_lines.jpg"))
+    assert "第五条行政部汇总各部门需求后编制采购计划" in "".join(data["text"].split()), data["text"]
+    assert accuracy(expected("long_lines.txt"), data["text"]) >= 0.98, data["text"]
+
+
+def test_the_lines_of_a_page_are_read_the_way_most_of_them_lie():
+    sys.path.insert(0, ROOT)
+    import numpy
+    from xlakit.documents import ocr_turn
+    crop = numpy.arange(24, dtype=numpy.uint8).reshape(2, 4, 3)
+    over = crop[::-1, ::-1]
+    wide, tall = [(0, 0), (40, 0), (40, 4), (0, 4)], [(0, 0), (4, 0), (4, 40), (0, 40)]
+    # Four wide lines, the model turned one: all are read as detected (the tall one keeps its verdict).
+    got = ocr_turn.one_direction([crop] * 5, [crop, over, crop, crop, over], [wide] * 4 + [tall],
+                                 [False, True, False, False, True])
+    assert all((g == crop).all() for g in got[:4]) and (got[4] == over).all()
+    # Upside down: the model turned three of four, the fourth is turned as well.
+    got = ocr_turn.one_direction([crop] * 4, [over, over, crop, over], [wide] * 4, [True, True, False, True])
+    assert all((g == over).all() for g in got)
+    # No clear majority: each line as the model said.
+    got = ocr_turn.one_direction([crop] * 2, [over, crop], [wide] * 2, [True, False])
+    assert (got[0] == over).all() and (got[1] == crop).all()
+
+
 def test_a_photographed_invoice_becomes_a_markdown_table(run):
     data = ok(read(run, "invoice.jpg"))
     text = data["text"]
