@@ -7,6 +7,8 @@ xls, csv) and the checks on rows before anything is written.
 - :func:`csv_text`: the same value as csv text;
 - :func:`prepare_rows`: rows checked and converted one at a time (generators stay streaming),
   with Excel's limits (rows, columns, 32,767 characters a cell) as Chinese errors naming the row;
+  a row that ``to_cell`` would leave as it is is recognised with a few C-level calls per row
+  (``_Unchanged``) instead of a function call per cell (a 100k-row table is a million cells);
 - column widths (CJK counted double, ``values.display_width``), the header-row heuristics used
   when appending, and :func:`excel_serial` (Excel's day number for a date).
 """
@@ -14,6 +16,7 @@ import datetime
 import decimal
 import json
 import math
+import operator
 
 from .. import opc
 from ..errors import FormatError, ToolError
@@ -235,10 +238,82 @@ def _row_error(index, row):
                         "例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]" % (index + 1, index, got))
 
 
+def picker(indexes):
+    """A C-level function: row -> its cells at ``indexes`` (a tuple, or a one-cell slice), or None
+    for no indexes. The fast paths of the writers gather a row's cells by kind with these."""
+    if not indexes:
+        return None
+    if len(indexes) == 1:                   # a one-index itemgetter returns the cell, not a tuple
+        return operator.itemgetter(slice(indexes[0], indexes[0] + 1))
+    return operator.itemgetter(*indexes)
+
+
+class _Unchanged(object):
+    """``unchanged(row)``: True when ``to_cell`` would return every cell of ``row`` as it is and no
+    text is over the cell limit, so the row can be copied whole (same answer, same stats).
+
+    Checked per row shape (the classes of its cells) with a few C-level calls: integers within
+    15 digits (``min``/``max``), floats finite (their sum minus itself is 0.0: an inf or nan is
+    not), dates from 1900 on (``min``), and every text one met before that ``to_cell`` kept and
+    that fits a cell (a set, filled by ``learn`` from the rows that took the per-cell path). Any
+    other class (datetime, Decimal, ...) means the per-cell path."""
+
+    SHAPES = 2000           # row shapes kept
+    TEXTS = 200000          # texts remembered (cleared when full: unique notes, IDs)
+
+    def __init__(self):
+        self.plans = {}
+        self.texts = set()
+
+    def _plan(self, shape):
+        by_class = {str: [], int: [], float: [], datetime.date: []}
+        for c, cls in enumerate(shape):
+            if cls in by_class:
+                by_class[cls].append(c)
+            elif cls is not type(None) and cls is not bool:
+                return False
+        return tuple(picker(by_class[cls]) for cls in (str, int, float, datetime.date))
+
+    def __call__(self, row):
+        shape = tuple(map(type, row))
+        plan = self.plans.get(shape)
+        if plan is None:
+            plan = self._plan(shape)
+            if len(self.plans) < self.SHAPES:
+                self.plans[shape] = plan
+        if plan is False:
+            return False
+        texts, ints, floats, dates = plan
+        if texts is not None and not self.texts.issuperset(texts(row)):
+            return False
+        if ints is not None:
+            got = ints(row)
+            if not (-_EXACT_LIMIT < min(got) and max(got) < _EXACT_LIMIT):
+                return False
+        if floats is not None:
+            total = sum(floats(row), 0.0)
+            if total - total != 0.0:
+                return False
+        if dates is not None and min(dates(row)).year < 1900:
+            return False
+        return True
+
+    def learn(self, row, out):
+        """Remember the texts of ``row`` that ``to_cell`` returned as they were (``out``, already
+        checked against the cell limit)."""
+        texts = self.texts
+        if len(texts) > self.TEXTS:
+            texts.clear()
+        for before, after in zip(row, out):
+            if before is after and before.__class__ is str:
+                texts.add(before)
+
+
 def prepare_rows(rows, fmt, stats):
     """Check and convert rows one at a time (works for generators): a bad row or a limit raises
     ToolError naming the row and column. xlsx/xls rows come out as cell values, csv rows as text."""
     max_rows, max_cols = LIMITS.get(fmt, (None, None))
+    unchanged = _Unchanged()
     if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
         raise ToolError("rows 必须是二维数组（每一行是一个数组），例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]")
     for i, row in enumerate(rows):
@@ -253,6 +328,9 @@ def prepare_rows(rows, fmt, stats):
         if fmt == "csv":
             yield [csv_text(v) for v in row]
             continue
+        if unchanged(row):
+            yield list(row)
+            continue
         out = [to_cell(value, stats) for value in row]
         for j, cell in enumerate(out):
             if isinstance(cell, str) and len(cell) > CELL_TEXT_LIMIT:
@@ -260,6 +338,7 @@ def prepare_rows(rows, fmt, stats):
                                    "请把长文字拆到多个单元格" % (
                                        i + 1, j + 1, values.col_letter(j), len(cell), CELL_TEXT_LIMIT),
                                   tool=TEXT_TOOL)
+        unchanged.learn(row, out)
         yield out
 
 
