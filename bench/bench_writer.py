@@ -21,9 +21,9 @@ A wrapper process reports the child's wall, cpu (user+sys, all its threads) and 
 child itself reports the seconds of its write (rows made on the way, as a tool's rows are).
 Each file is then read back by our reader (not timed) and compared value by value with the rows.
 
-Tools (``--tools``): filter_table keeping ~10k and all 100k rows, lookup_table merge (a 320-row
-price list), dedupe_table (keys that keep ~all rows), clean_table, pivot_table, on
-``ledger_<n>_sst.xlsx`` writing .xlsx, whole process through ``xlakit.host.run_tool``.
+Tools (``--tools``): filter_table keeping ~10k and all 100k rows (and all rows of the csv ledger),
+lookup_table merge (a 320-row price list), dedupe_table (keys that keep ~all rows), clean_table,
+pivot_table, on ``ledger_<n>_sst.xlsx`` writing .xlsx, whole process through ``xlakit.host.run_tool``.
 
 Usage: ``python3 bench/bench_writer.py [--sizes 100000,1000000] [--writers ours,openpyxl]
 [--repeat 3] [--tools] [--no-check] [--extra-path DIR] [--baseline DIR]``; ``--baseline`` adds
@@ -227,6 +227,9 @@ def tool_jobs(n):
                                               "limit": 1000000}),
         ("filter_table all", "filter_table", {"path": src, "where": [{"column": "数量", "op": "gt", "value": 0}],
                                               "limit": 1000000}),
+        ("filter_table all, csv source", "filter_table", {"path": bench_readers.data_file(n, "csv"),
+                                                         "where": [{"column": "数量", "op": "gt", "value": 0}],
+                                                         "limit": 1000000}),
         ("lookup_table merge", "lookup_table", {"left_path": src, "right_path": prices_file(), "left_key": "商品"}),
         ("dedupe_table", "dedupe_table", {"path": src, "keys": ["日期", "门店", "商品", "数量", "单价"]}),
         ("clean_table", "clean_table", {"path": src}),

@@ -1,7 +1,7 @@
 """The writer's fast paths give exactly what the per-cell path gives (issue 21: the writer at speed).
 
-``cells.prepare_rows`` copies a row whole when ``to_cell`` would keep every cell (``_Unchanged``),
-and ``xlsx_new`` builds rows from per-shape templates (``RowXml``). Both must be invisible: the
+``cells.prepare_rows`` converts a row whose cells ``to_cell`` has seen before without calling it
+(``_Known``: kept texts, date text and its date), and ``xlsx_new`` builds rows from per-shape templates (``RowXml``). Both must be invisible: the
 same cells, the same warnings, the same XML, byte for byte, as ``to_cell`` and the per-cell
 functions ``_cell_xml`` / ``_styled_cell_xml`` (the reference) produce. The rows here mix every
 kind of value a tool hands the writer, including the ones the fast paths must send elsewhere
@@ -42,7 +42,9 @@ def _rows(seed, count, width):
         n = rnd.choice([width, width, width, width - 1, width + 2])
         # mostly a few repeated shapes (as a tool's rows are), now and then anything from the pool
         if rnd.random() < 0.6:
-            row = [rnd.choice(["华东", "华南", "007"]), rnd.choice([1, 2.5, 3]), datetime.date(2024, 1, rnd.randint(1, 28))]
+            day = rnd.randint(1, 28)
+            row = [rnd.choice(["华东", "华南", "007"]), rnd.choice([1, 2.5, 3]),
+                   rnd.choice([datetime.date(2024, 1, day), "2024-01-%02d" % day, "2024/1/%d 08:30" % day])]
             row += [rnd.choice(["甲", "乙", None, ""]) for _ in range(n - 3)]
         else:
             row = [rnd.choice(POOL) for _ in range(n)]

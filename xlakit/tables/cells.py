@@ -7,8 +7,9 @@ xls, csv) and the checks on rows before anything is written.
 - :func:`csv_text`: the same value as csv text;
 - :func:`prepare_rows`: rows checked and converted one at a time (generators stay streaming),
   with Excel's limits (rows, columns, 32,767 characters a cell) as Chinese errors naming the row;
-  a row that ``to_cell`` would leave as it is is recognised with a few C-level calls per row
-  (``_Unchanged``) instead of a function call per cell (a 100k-row table is a million cells);
+  a row whose cells ``to_cell`` has seen before (numbers, dates, texts it kept or made dates of) is
+  converted with a few C-level calls (``_Known``) instead of a function call per cell (a 100k-row
+  table is a million cells);
 - column widths (CJK counted double, ``values.display_width``), the header-row heuristics used
   when appending, and :func:`excel_serial` (Excel's day number for a date).
 """
@@ -248,22 +249,26 @@ def picker(indexes):
     return operator.itemgetter(*indexes)
 
 
-class _Unchanged(object):
-    """``unchanged(row)``: True when ``to_cell`` would return every cell of ``row`` as it is and no
-    text is over the cell limit, so the row can be copied whole (same answer, same stats).
+class _Known(object):
+    """``known(row)``: ``row`` as ``to_cell`` would convert it, found without calling ``to_cell``
+    per cell (a new list), or None when it must take the per-cell path.
 
     Checked per row shape (the classes of its cells) with a few C-level calls: integers within
     15 digits (``min``/``max``), floats finite (their sum minus itself is 0.0: an inf or nan is
-    not), dates from 1900 on (``min``), and every text one met before that ``to_cell`` kept and
-    that fits a cell (a set, filled by ``learn`` from the rows that took the per-cell path). Any
-    other class (datetime, Decimal, ...) means the per-cell path."""
+    not), dates from 1900 on (``min``); and texts met before (``learn``, from the rows that took
+    the per-cell path): those ``to_cell`` kept and that fit a cell (a set), and date text with the
+    date it became (a dict: csv sources hand the writer their dates as text, the same few hundred
+    days again and again). ``to_cell`` of a text depends on the text alone and notes nothing in
+    ``stats``, so a remembered answer is the answer. Any other class (datetime, Decimal, ...)
+    means the per-cell path."""
 
     SHAPES = 2000           # row shapes kept
-    TEXTS = 200000          # texts remembered (cleared when full: unique notes, IDs)
+    TEXTS = 200000          # texts remembered, each kind (cleared when full: unique notes, IDs)
 
     def __init__(self):
         self.plans = {}
-        self.texts = set()
+        self.kept = set()
+        self.dates = {}
 
     def _plan(self, shape):
         by_class = {str: [], int: [], float: [], datetime.date: []}
@@ -272,7 +277,7 @@ class _Unchanged(object):
                 by_class[cls].append(c)
             elif cls is not type(None) and cls is not bool:
                 return False
-        return tuple(picker(by_class[cls]) for cls in (str, int, float, datetime.date))
+        return (by_class[str],) + tuple(picker(by_class[cls]) for cls in (str, int, float, datetime.date))
 
     def __call__(self, row):
         shape = tuple(map(type, row))
@@ -282,38 +287,53 @@ class _Unchanged(object):
             if len(self.plans) < self.SHAPES:
                 self.plans[shape] = plan
         if plan is False:
-            return False
-        texts, ints, floats, dates = plan
-        if texts is not None and not self.texts.issuperset(texts(row)):
-            return False
+            return None
+        text_columns, texts, ints, floats, dates = plan
         if ints is not None:
             got = ints(row)
             if not (-_EXACT_LIMIT < min(got) and max(got) < _EXACT_LIMIT):
-                return False
+                return None
         if floats is not None:
             total = sum(floats(row), 0.0)
             if total - total != 0.0:
-                return False
+                return None
         if dates is not None and min(dates(row)).year < 1900:
-            return False
-        return True
+            return None
+        out = list(row)
+        if texts is not None:
+            got = texts(row)
+            kept = self.kept
+            if not kept.issuperset(got):
+                became = self.dates
+                for c, value in zip(text_columns, got):
+                    if value not in kept:
+                        date = became.get(value)
+                        if date is None:
+                            return None
+                        out[c] = date
+        return out
 
     def learn(self, row, out):
-        """Remember the texts of ``row`` that ``to_cell`` returned as they were (``out``, already
+        """Remember the texts of ``row`` with what ``to_cell`` made of them (``out``, already
         checked against the cell limit)."""
-        texts = self.texts
-        if len(texts) > self.TEXTS:
-            texts.clear()
+        kept, became = self.kept, self.dates
+        if len(kept) > self.TEXTS:
+            kept.clear()
+        if len(became) > self.TEXTS:
+            became.clear()
         for before, after in zip(row, out):
-            if before is after and before.__class__ is str:
-                texts.add(before)
+            if before.__class__ is str:
+                if after is before:
+                    kept.add(before)
+                elif after.__class__ is datetime.date or after.__class__ is datetime.datetime:
+                    became[before] = after
 
 
 def prepare_rows(rows, fmt, stats):
     """Check and convert rows one at a time (works for generators): a bad row or a limit raises
     ToolError naming the row and column. xlsx/xls rows come out as cell values, csv rows as text."""
     max_rows, max_cols = LIMITS.get(fmt, (None, None))
-    unchanged = _Unchanged()
+    known = _Known()
     if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
         raise ToolError("rows 必须是二维数组（每一行是一个数组），例如 [[\"姓名\", \"金额\"], [\"张三\", 100]]")
     for i, row in enumerate(rows):
@@ -328,8 +348,9 @@ def prepare_rows(rows, fmt, stats):
         if fmt == "csv":
             yield [csv_text(v) for v in row]
             continue
-        if unchanged(row):
-            yield list(row)
+        out = known(row)
+        if out is not None:
+            yield out
             continue
         out = [to_cell(value, stats) for value in row]
         for j, cell in enumerate(out):
@@ -338,7 +359,7 @@ def prepare_rows(rows, fmt, stats):
                                    "请把长文字拆到多个单元格" % (
                                        i + 1, j + 1, values.col_letter(j), len(cell), CELL_TEXT_LIMIT),
                                   tool=TEXT_TOOL)
-        unchanged.learn(row, out)
+        known.learn(row, out)
         yield out
 
 
