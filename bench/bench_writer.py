@@ -263,7 +263,7 @@ def bench_tools(n, repeat, roots):
                 line = "| %d | %s | %s | ERROR %s | | | |" % (n, label, code, str(answer.get("error"))[:80])
             else:
                 line = "| %d | %s | %s | %.2f | %.2f | %s | %s |" % (
-                    n, label, code, wall, cpu, answer.get("rows_written"),
+                    n, label, code, wall, cpu, answer.get("rows_written", answer.get("written", answer.get("rows_after"))),
                     "complete" if answer.get("complete", True) else "PARTIAL")
             print(line, flush=True)
             table.append(line)
