@@ -17,12 +17,12 @@ Every new workbook prints sensibly (``page_setup_xml``): fit to the page width, 
 wider than ``LANDSCAPE_COLUMNS`` columns, the header row repeated on each page and frozen on screen.
 
 Speed (``RowXml``): a tool's rows have a handful of shapes (the classes of their cells in order),
-so each shape gets a row template made once, column letters and style ids already in it, and a
-row is one ``str.format``; text cells come from a memo (text -> its escaped ``<is>`` fragment),
+so each shape gets a row template made once (UTF-8 bytes, column letters and style ids already in
+it), and a row is one ``%``; text cells come from a memo (text -> its escaped ``<is>`` fragment),
 dates from another (date -> serial). The per-cell functions (``_cell_xml``, ``_styled_cell_xml``)
 remain the general path and the reference: any row the templates do not cover (a control
 character to drop, a class they do not know) goes through them, and the XML is the same either
-way (tests/test_writer_speed.py compares the two). The compressed sheet is written by a second
+way (tests/test_writer_fast_path.py compares the two). The compressed sheet is written by a second
 thread (``_ZipSink``): zlib and crc32 release the GIL, so on two cores the deflate work overlaps
 building the XML.
 """
