@@ -21,9 +21,10 @@ GBK, the HTML tables that business systems export under an ``.xls`` name, an xls
 ``open_book(path)`` returns a Book (see ``_base.BaseBook`` for the shared interface: ``kind``,
 ``sheets``, ``warnings``, ``encoding``, ``delimiter``, ``sheet()``, ``rows()``, ``merges()``,
 ``dimensions()``, ``close()``; it is a context manager). Each format lives in its own module:
-``xlsx`` (fast streaming parser, openpyxl fallback), ``xls`` (xlrd), ``delimited`` (csv module),
+``xlsx`` (fast streaming parser — ``xlsx_sheet`` per chunk, ``xlsx_parallel`` for a second core —
+openpyxl fallback), ``xls`` (xlrd), ``delimited`` (``str.split`` for quote-free text, the csv module otherwise),
 ``html_table`` (html.parser), ``spreadsheetml`` (SpreadsheetML 2003, streamed ElementTree),
-``ods`` (OpenDocument: a text parser with a tree-parser fallback, repeats expanded under a cap).
+``ods`` + ``ods_text`` (OpenDocument: a text parser with a tree-parser fallback, repeats expanded under a cap).
 Cell values are None/str/int/float/bool/date/datetime/time with the same rules everywhere
 (``_base``).
 """
