@@ -9,8 +9,7 @@ floats. Row numbers are the ones Excel shows (1-based, title and header rows cou
 A row whose key cells are all empty is never a duplicate (a missing 身份证号 does not make two
 people the same); such rows are kept and counted. With no key columns the whole row is the key.
 """
-from .derive import PREVIEW_ROWS, TEXT_SOURCES
-from .lookup import OutValues
+from .derive import PREVIEW_ROWS, TEXT_SOURCES, OutValues
 from .values import CellShow, display, display_text
 
 ROWS_PER_GROUP = 20           # row numbers listed per group in the answer

@@ -12,7 +12,7 @@ is streamed, so the left side can be as long as the source allows.
 """
 import decimal
 
-from .derive import PREVIEW_ROWS, TEXT_SOURCES, out_value
+from .derive import PREVIEW_ROWS, TEXT_SOURCES, OutValues, out_value
 from .keys import KeyMaker, strip_zeros
 from .values import CellShow, INVALID, decimal_out, display, to_decimal
 
@@ -32,30 +32,6 @@ class Stopped(Exception):
     def __init__(self, rownum):
         Exception.__init__(self, rownum)
         self.rownum = rownum
-
-
-class OutValues(object):
-    """``derive.out_value`` for text sources (csv, html), memoised: the same texts (regions,
-    names, codes) repeat down a column, and deciding "number or text" is the costly part."""
-
-    def __init__(self, cap=200000):
-        self.memo = {}
-        self.cap = cap
-
-    def __call__(self, value):
-        if value.__class__ is not str:
-            return value
-        memo = self.memo
-        hit = memo.get(value, memo)
-        if hit is memo:
-            hit = out_value(value, True)
-            if len(memo) < self.cap:
-                memo[value] = hit
-        return hit
-
-    def row(self, values, width):
-        n = len(values)
-        return [self(values[i]) if i < n else None for i in range(width)]
 
 
 def _text_source(table):
