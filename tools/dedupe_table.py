@@ -137,10 +137,9 @@ def main(params):
                           rows_in_groups=groups.rows_in_groups, rows_scanned=groups.scanned,
                           empty_key_rows=groups.empty_keys)
             if groups.group_count:
-                if groups.store is not None:         # the first pass kept every row: no second read
-                    report = ReportRows(table, indexes, maker, groups, deadline=rt.deadline)
-                    collected = report.from_store()
-                else:
+                report = ReportRows(table, indexes, maker, groups, deadline=rt.deadline)
+                collected = report.from_store()      # the rows the first pass kept: no second read
+                if collected is None:
                     second = _open(source, params)
                     report = ReportRows(second, indexes, maker, groups, deadline=rt.deadline)
                     collected = report.collect()
