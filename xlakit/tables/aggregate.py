@@ -121,25 +121,51 @@ class SkipLog(object):
 
 
 class SumAgg(object):
-    __slots__ = ("total", "n", "skip")
+    """An exact sum. Floats with at most two decimals (amounts: nearly every cell of a ledger) are
+    added as whole cents to an int, which is exact and several times cheaper than a Decimal per
+    cell; ``total`` folds the cents in. Why that is the same sum: when ``k / 100 == value`` for
+    the integer ``k`` nearest ``value * 100`` and ``|value| < 1e13`` (float spacing there is below
+    0.01), ``k/100`` is the only number of at most two decimals that rounds to ``value``, so it
+    is ``repr(value)``: ``Decimal(repr(value)) == Decimal(k) / 100``."""
+
+    __slots__ = ("_total", "cents", "n", "skip")
 
     def __init__(self, skip):
-        self.total = Decimal(0)
+        self._total = Decimal(0)
+        self.cents = 0
         self.n = 0
         self.skip = skip
+
+    @property
+    def total(self):
+        if self.cents:
+            self._total += Decimal(self.cents).scaleb(-2)
+            self.cents = 0
+        return self._total
+
+    @total.setter
+    def total(self, value):
+        self._total = value
+        self.cents = 0
 
     def add(self, value, row_number):
         # fast paths first: most cells are already int/float
         cls = value.__class__
-        if cls is int:
-            self.total += value
-            self.n += 1
-            return
         if cls is float:
+            if -1e13 < value < 1e13:
+                k = round(value * 100)
+                if k / 100 == value:
+                    self.cents += k
+                    self.n += 1
+                    return
             if value == value and value not in (float("inf"), float("-inf")):
-                self.total += Decimal(repr(value))
+                self._total += Decimal(repr(value))
                 self.n += 1
                 return
+        elif cls is int:
+            self._total += value
+            self.n += 1
+            return
         if value is None:
             return
         number = to_decimal(value)
@@ -148,7 +174,7 @@ class SumAgg(object):
         if number is INVALID:
             self.skip.note(row_number, value)
             return
-        self.total += number
+        self._total += number
         self.n += 1
 
     def result(self):
