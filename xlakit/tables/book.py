@@ -6,6 +6,7 @@ Books come from ``formats.open_book(path)`` (readers by content) or ``GridBook``
 rows, same duck type) for tests and tools that already hold a grid.
 """
 import difflib
+import itertools
 from .. import progress
 from ..errors import ToolError
 from .formats._base import SheetInfo
@@ -293,11 +294,10 @@ class Table(object):
             return 0
 
     def _chain(self):
+        """The rows read ahead for the header, then the rest (a C-level chain: no Python frame
+        per row)."""
         buffer, self._buffer = self._buffer, []
-        for item in buffer:
-            yield item
-        for item in self._rows:
-            yield item
+        return itertools.chain(buffer, self._rows)
 
     def row_warnings(self, include_totals=False):
         """Chinese notes about held-back totals rows, footnotes and filled merges (after a pass)."""

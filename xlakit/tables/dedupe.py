@@ -97,7 +97,7 @@ class Groups(object):
                     kept = True
                     self.stored += 1
                     cells = convert.row(values, width) if convert is not None else (
-                        values[:width] if len(values) >= width else values + [None] * (width - len(values)))
+                        values[:width] if len(values) >= width else list(values) + [None] * (width - len(values)))
                     bucket = store.get(key)
                     if bucket is None:
                         store[key] = [(rownum, cells)]
@@ -217,8 +217,7 @@ class Remover(object):
         if self.text_source:
             out = self.convert.row(values, width)
         else:
-            n = len(values)
-            out = [values[i] if i < n else None for i in range(width)]
+            out = values[:width] if len(values) >= width else list(values) + [None] * (width - len(values))
         if len(self.preview) < PREVIEW_ROWS:
             self.preview.append(self.show.row(out))
         self.written += 1
@@ -341,8 +340,7 @@ class ReportRows(object):
             if text_source:
                 cells = convert.row(values, width)
             else:
-                n = len(values)
-                cells = [values[i] if i < n else None for i in range(width)]
+                cells = values[:width] if len(values) >= width else list(values) + [None] * (width - len(values))
             out.setdefault(g, []).append((rownum, cells))
             taken += 1
         return out
