@@ -32,8 +32,13 @@ class Groups(object):
     their count and row numbers. ``stopped_at`` is the row where the deadline ended the pass."""
 
     def __init__(self, table, indexes, keymaker, deadline=None, reserve=0, include_totals=False, store_cap=0,
-                 report_rows=REPORT_ROWS):
+                 report_rows=REPORT_ROWS, last_cap=0):
         self.table = table
+        # keep="last" keeps each key's latest row (and the empty-key rows) while they are at most
+        # last_cap rows: the rows a keep-last file holds, so it needs no second pass either
+        self.last_rows = {} if last_cap else None
+        self.empty_rows = []
+        self.last_cap = last_cap
         # report mode keeps the rows it reads (the first store_cap keyed rows, as the report writes
         # them) so it needs no second pass: when the table is longer, the kept prefix still holds
         # the report's rows unless the duplicates are sparse (ReportRows.from_store decides)
@@ -78,14 +83,26 @@ class Groups(object):
         for rownum, values in self.table.data_rows(include_totals=self._include_totals):
             self.scanned += 1
             if not self.scanned & CHECK_EVERY:
-                if reserve and self.store is not None and self.kept_in_groups >= self.report_rows:
-                    reserve = min(reserve, WRITE_RESERVE)   # the kept rows are the report: no second pass
-                if _expired(deadline, reserve):
+                now = reserve
+                if reserve and ((self.store is not None and self.kept_in_groups >= self.report_rows) or
+                                self.last_rows is not None):
+                    now = min(reserve, WRITE_RESERVE)   # the kept rows are the file: no second pass
+                if _expired(deadline, now):
                     self.stopped_at = rownum
                     self.scanned -= 1          # the row where time ran out was not looked at
                     return
             self.last_row = rownum
             key = row_key(values, indexes)
+            latest = self.last_rows
+            if latest is not None:
+                cells = convert.row(values, width) if convert is not None else (
+                    values[:width] if len(values) >= width else list(values) + [None] * (width - len(values)))
+                if key is None:
+                    self.empty_rows.append((rownum, cells))
+                else:
+                    latest[key] = (rownum, cells)
+                if len(latest) + len(self.empty_rows) > self.last_cap:
+                    self.last_rows, self.empty_rows = None, []    # too many: Remover reads the table again
             if key is None:
                 self.empty_keys += 1
                 yield rownum, values
@@ -218,10 +235,26 @@ class Remover(object):
             out = self.convert.row(values, width)
         else:
             out = values[:width] if len(values) >= width else list(values) + [None] * (width - len(values))
+        return self._counted(out)
+
+    def _counted(self, out):
         if len(self.preview) < PREVIEW_ROWS:
             self.preview.append(self.show.row(out))
         self.written += 1
         return out
+
+    def _rows_kept(self):
+        """keep="last" from the rows the first pass kept (``Groups(last_cap=...)``): each key's
+        last row and the empty-key rows, in table order: what the second pass would write."""
+        groups = self.groups
+        kept = list(groups.last_rows.values()) + groups.empty_rows
+        kept.sort(key=lambda item: item[0])
+        for rownum, cells in kept:
+            if len(self.preview_rows) < PREVIEW_ROWS:
+                self.preview_rows.append(rownum)
+            yield self._counted(cells)
+        self.scanned = groups.scanned
+        self.stopped_at = groups.stopped_at
 
     def rows(self):
         yield self.header
@@ -238,6 +271,10 @@ class Remover(object):
         self.stopped_at = groups.stopped_at
 
     def _rows_last(self):
+        if self.groups.last_rows is not None:
+            for row in self._rows_kept():
+                yield row
+            return
         groups = self.groups
         row_key = self.keymaker.row_key
         indexes = self.indexes
