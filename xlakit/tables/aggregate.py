@@ -6,7 +6,7 @@ never read as 0. calc_table uses these today, pivot_table and the other table to
 """
 from ..collate import value_key
 from ..errors import ToolError
-from .values import (Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
+from .values import (_PLAIN_RE, Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
                      key_value, parse_date, shorten, to_decimal)
 
 # =============================================================================================
@@ -81,6 +81,8 @@ class Bucketer(object):
 
 # =============================================================================================
 # Aggregation
+
+_PLAIN_NUMBER = _PLAIN_RE.fullmatch
 
 FUNCS = ("sum", "avg", "max", "min", "count", "count_rows", "distinct_count")
 _FUNC_ALIASES = {"mean": "avg", "average": "avg", "total": "sum", "求和": "sum", "合计": "sum", "平均": "avg",
@@ -164,6 +166,10 @@ class SumAgg(object):
                 return
         elif cls is int:
             self._total += value
+            self.n += 1
+            return
+        elif cls is str and _PLAIN_NUMBER(value) is not None:    # "123.45" (csv): to_decimal's own first step
+            self._total += Decimal(value)
             self.n += 1
             return
         if value is None:
