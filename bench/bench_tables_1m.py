@@ -84,7 +84,8 @@ q = {
     "filter": "SELECT * FROM " + src + " WHERE 区域 = '华东' AND 金额 > 500",
     "merge": "SELECT l.*, p.标准价, p.供应商 FROM " + src + " l LEFT JOIN read_csv('" + prices + "', header=true) p USING (商品)",
     "reconcile": "SELECT 商品, sum(金额) AS 左, sum(金额) AS 右, 0 AS 差额 FROM " + src + " GROUP BY 商品",
-    "dedupe": "SELECT * FROM " + src + " QUALIFY row_number() OVER (PARTITION BY 门店, 商品 ORDER BY rowid) = 1",
+    "dedupe": "SELECT * EXCLUDE (_r) FROM (SELECT *, row_number() OVER () AS _r FROM " + src + ") QUALIFY "
+              "row_number() OVER (PARTITION BY 门店, 商品 ORDER BY _r) = 1 ORDER BY _r",
     "report": "SELECT * FROM (SELECT *, count(*) OVER (PARTITION BY 门店, 商品) AS n FROM " + src + ") WHERE n > 1 ORDER BY 门店, 商品",
     "calc": "SELECT 区域, 品类, sum(金额) AS 金额 FROM " + src + " GROUP BY 区域, 品类",
 }[job]
@@ -93,7 +94,7 @@ if job == "calc":
     print(json.dumps({"rows": len(rows)}))
 else:
     con.sql("COPY (" + q + ") TO '" + out.replace("'", "''") + "' (HEADER, DELIMITER ',')")
-    print(json.dumps({"rows": con.sql("SELECT count(*) FROM read_csv('" + out + "')").fetchone()[0]}))
+    print(json.dumps({"rows": con.sql("SELECT count(*) FROM read_csv('" + out + "')").fetchall()[0][0]}))
 '''
 
 # The wrapper: one child, its tree's cpu (RUSAGE_CHILDREN counts waited-for grandchildren too),
@@ -182,7 +183,7 @@ def what(job, answer):
 
 
 def measure(job, runner, path, other, home, timeout):
-    ext = ".csv" if path.endswith(".csv") else ".xlsx"
+    ext = ".csv" if path.endswith(".csv") and job != "pivot" else ".xlsx"    # a pivot is always a workbook
     folder = tempfile.mkdtemp(prefix="bench_t1m_", dir=os.path.join(home, ".xla", "workspace"))
     out = os.path.join(folder, "result" + ext)
     if runner == "ours":
@@ -190,10 +191,10 @@ def measure(job, runner, path, other, home, timeout):
         argv, cwd, stdin = ([sys.executable, "-X", "utf8", "-u", name + ".py"], os.path.join(ROOT, "tools"),
                             json.dumps(params, ensure_ascii=False))
     elif runner == "pandas":
-        argv, cwd, stdin = pandas_argv(job, path, "csv" if ext == ".csv" else "calamine", other, out), ROOT, ""
-    else:
+        argv, cwd, stdin = pandas_argv(job, path, "csv" if path.endswith(".csv") else "calamine", other, out), ROOT, ""
+    else:                                   # csv out: DuckDB's xlsx writer is in the extension too
         argv, cwd, stdin = [sys.executable, "-X", "utf8", "-c", DUCKDB, job, path,
-                            bench_lookup_dedupe.prices_file(), out], ROOT, ""
+                            bench_lookup_dedupe.prices_file(), os.path.join(folder, "result.csv")], ROOT, ""
     env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
     try:
         proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
