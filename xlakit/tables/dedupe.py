@@ -9,6 +9,8 @@ floats. Row numbers are the ones Excel shows (1-based, title and header rows cou
 A row whose key cells are all empty is never a duplicate (a missing 身份证号 does not make two
 people the same); such rows are kept and counted. With no key columns the whole row is the key.
 """
+import time
+
 from .derive import PREVIEW_ROWS, TEXT_SOURCES, OutValues
 from .values import CellShow, display, display_text
 
@@ -18,7 +20,7 @@ MAX_RAW = 200000              # first rows whose key is written differently from
 MAX_VARIANTS = 5              # spellings listed per group
 CHECK_EVERY = 0x3FF
 REPORT_ROWS = 100000          # rows of duplicate groups a report file holds (the first ones, in table order)
-WRITE_RESERVE = 12.0          # seconds a report keeps for writing its rows
+WRITE_RESERVE = 12.0          # seconds (at least) a report keeps for writing its rows
 
 
 def _expired(deadline, reserve=0):
@@ -80,13 +82,23 @@ class Groups(object):
         # rows are kept as the report writes them (a csv's texts converted, memoised: the repeated
         # texts are then one object each, which is most of the memory a kept csv row takes)
         convert = OutValues() if getattr(self.table.book, "kind", None) in TEXT_SOURCES else None
+        started = time.monotonic()
         for rownum, values in self.table.data_rows(include_totals=self._include_totals):
             self.scanned += 1
             if not self.scanned & CHECK_EVERY:
                 now = reserve
-                if reserve and ((self.store is not None and self.kept_in_groups >= self.report_rows) or
-                                self.last_rows is not None):
-                    now = min(reserve, WRITE_RESERVE)   # the kept rows are the file: no second pass
+                if reserve:
+                    if self.store is not None and self.kept_in_groups >= self.report_rows:
+                        writing = self.report_rows
+                    elif self.last_rows is not None:
+                        writing = len(self.last_rows) + len(self.empty_rows)
+                    else:
+                        writing = None
+                    if writing is not None:
+                        # the kept rows are the file: no second pass, only the writing, which takes
+                        # about as long per row as reading did here (a loaded machine is slow at both)
+                        per_row = (time.monotonic() - started) / max(1, self.scanned)
+                        now = min(reserve, max(WRITE_RESERVE, 2.0 * writing * per_row + 3.0))
                 if _expired(deadline, now):
                     self.stopped_at = rownum
                     self.scanned -= 1          # the row where time ran out was not looked at
