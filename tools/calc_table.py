@@ -34,6 +34,7 @@ column indexes, number fast paths) because a 1,000,000-row sheet must finish ins
 """
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
+import datetime  # noqa: E402
 from xlakit import collate, paths, runtime as rt  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402
@@ -138,13 +139,27 @@ def _key_maker(groups):
     return general, specs
 
 
+_MEMO_CLASSES = frozenset([str, type(None), datetime.date, datetime.datetime])
+MAX_MEMO = 200000            # distinct raw group cells remembered by aggregate()
+
+
 def aggregate(table, groups, metrics, where, include_totals):
-    """One streaming pass. Returns (group dict key -> accumulators, counters, skip logs, bucketers)."""
+    """One streaming pass. Returns (group dict key -> accumulators, counters, skip logs, bucketers).
+
+    The group cells as read -> their accumulators are remembered, so the key function (trim,
+    date bucket) runs once per distinct cells, not per row. Only text, date and empty cells are
+    remembered (1 == 1.0 == True as dict keys, but not as labels), and never cells a bucket found
+    not to be a date, so each of those is still counted with its row."""
     make_key, specs = _key_maker(groups)
     skips = [tio.SkipLog() for _ in metrics]
     plan = [(m[0].index if m[0] is not None else -1, m[1]) for m in metrics]
+    single = plan[0] if len(plan) == 1 else None
     match = where.test if where.conditions else None
     buckets = {}
+    memo = {}
+    idxs = [idx for idx, _b in specs]
+    bucketers = [b for _i, b in specs if b is not None]
+    memo_ok = _MEMO_CLASSES
     used = filtered = 0
     deadline = rt.deadline
     for rownum, values in table.data_rows(include_totals=include_totals):
@@ -155,17 +170,29 @@ def aggregate(table, groups, metrics, where, include_totals):
             filtered += 1
             continue
         used += 1
-        key = make_key(values, rownum)
-        accs = buckets.get(key)
-        if accs is None:
-            if len(buckets) >= MAX_GROUPS:
-                raise ToolError("分组超过 %d 组，分组列看起来是编号一类的唯一值，不适合分组。请换一个分组列（如类别、部门、"
-                                   "日期按月），或先用 where 缩小范围" % MAX_GROUPS)
-            accs = [tio.RowCount() if idx < 0 else tio.make_metric(func, skips[i]) for i, (idx, func) in enumerate(plan)]
-            buckets[key] = accs
         n = len(values)
-        for acc, (idx, _func) in zip(accs, plan):
-            acc.add(values[idx] if 0 <= idx < n else None, rownum)
+        raw = tuple([values[i] if i < n else None for i in idxs])
+        accs = memo.get(raw)
+        if accs is None:
+            bad = sum(b.bad for b in bucketers)
+            key = make_key(values, rownum)
+            accs = buckets.get(key)
+            if accs is None:
+                if len(buckets) >= MAX_GROUPS:
+                    raise ToolError("分组超过 %d 组，分组列看起来是编号一类的唯一值，不适合分组。请换一个分组列（如类别、部门、"
+                                       "日期按月），或先用 where 缩小范围" % MAX_GROUPS)
+                accs = [tio.RowCount() if idx < 0 else tio.make_metric(func, skips[i])
+                        for i, (idx, func) in enumerate(plan)]
+                buckets[key] = accs
+            if len(memo) < MAX_MEMO and bad == sum(b.bad for b in bucketers) and all(
+                    v.__class__ in memo_ok for v in raw):
+                memo[raw] = accs
+        if single is not None:
+            idx = single[0]
+            accs[0].add(values[idx] if 0 <= idx < n else None, rownum)
+        else:
+            for acc, (idx, _func) in zip(accs, plan):
+                acc.add(values[idx] if 0 <= idx < n else None, rownum)
     return buckets, used, filtered, skips, specs
 
 

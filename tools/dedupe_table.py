@@ -36,7 +36,7 @@ import table_io as tio  # noqa: E402
 SHEETS = {"remove": "去重结果", "report": "重复行"}
 LABELS = {"remove": "去重", "report": "重复"}
 MAX_GROUPS = 200
-STORE_ROWS = 150000          # report: rows kept from the first pass (beyond that, a second pass)
+STORE_ROWS = 150000          # report, keep=last: rows kept from the first pass (beyond that, a second pass)
 
 
 def _key_columns(table, specs):
@@ -113,10 +113,11 @@ def main(params):
                 saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result, (table,))
                 groups = job.groups
             else:
-                groups = Groups(table, indexes, maker, deadline=rt.deadline, reserve=reserve)
+                groups = Groups(table, indexes, maker, deadline=rt.deadline, reserve=reserve, last_cap=STORE_ROWS)
                 groups.scan()
-                second = _open(source, params)
-                job = Remover(second, indexes, maker, keep="last", groups=groups, deadline=rt.deadline)
+                if groups.last_rows is None:         # more keys than it keeps: read the table again
+                    second = _open(source, params)
+                job = Remover(second or table, indexes, maker, keep="last", groups=groups, deadline=rt.deadline)
                 saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS[mode], params, result, (table,))
             stopped = job.stopped_at if job.stopped_at is not None else groups.stopped_at
             result.update(path=saved["path"], out_sheet=saved["sheet"], format=saved["format"],
@@ -137,10 +138,9 @@ def main(params):
                           rows_in_groups=groups.rows_in_groups, rows_scanned=groups.scanned,
                           empty_key_rows=groups.empty_keys)
             if groups.group_count:
-                if groups.store is not None:         # the first pass kept every row: no second read
-                    report = ReportRows(table, indexes, maker, groups, deadline=rt.deadline)
-                    collected = report.from_store()
-                else:
+                report = ReportRows(table, indexes, maker, groups, deadline=rt.deadline)
+                collected = report.from_store()      # the rows the first pass kept: no second read
+                if collected is None:
                     second = _open(source, params)
                     report = ReportRows(second, indexes, maker, groups, deadline=rt.deadline)
                     collected = report.collect()

@@ -6,7 +6,7 @@ never read as 0. calc_table uses these today, pivot_table and the other table to
 """
 from ..collate import value_key
 from ..errors import ToolError
-from .values import (Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
+from .values import (_PLAIN_RE, Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
                      key_value, parse_date, shorten, to_decimal)
 
 # =============================================================================================
@@ -82,6 +82,8 @@ class Bucketer(object):
 # =============================================================================================
 # Aggregation
 
+_PLAIN_NUMBER = _PLAIN_RE.fullmatch
+
 FUNCS = ("sum", "avg", "max", "min", "count", "count_rows", "distinct_count")
 _FUNC_ALIASES = {"mean": "avg", "average": "avg", "total": "sum", "求和": "sum", "合计": "sum", "平均": "avg",
                  "平均值": "avg", "最大": "max", "最大值": "max", "最小": "min", "最小值": "min", "计数": "count",
@@ -120,26 +122,71 @@ class SkipLog(object):
             self.examples.append({"row": row_number, "value": shorten(display_text(value), 60)[0]})
 
 
+def exact_cents(value):
+    """``k`` when the float ``value`` stands for exactly ``k`` cents, else None: amounts (at most
+    two decimals) summed as an int of cents are exact and several times cheaper than a Decimal per
+    cell. Why it is the same number: when ``k / 100 == value`` for the integer ``k`` nearest
+    ``value * 100`` and ``|value| < 1e13`` (float spacing there is below 0.01), ``k/100`` is the
+    only number of at most two decimals that rounds to ``value``, so it is ``repr(value)``:
+    ``Decimal(repr(value)) == Decimal(k) / 100``."""
+    if -1e13 < value < 1e13:
+        k = round(value * 100)
+        if k / 100 == value:
+            return k
+    return None
+
+
+def plain_decimal(text):
+    """Decimal of plain number text (``"123.45"``, csv amounts) or None: ``to_decimal``'s own first
+    step, without its call layers."""
+    return Decimal(text) if _PLAIN_NUMBER(text) is not None else None
+
+
 class SumAgg(object):
-    __slots__ = ("total", "n", "skip")
+    """An exact sum; two-decimal floats are added as whole cents (``exact_cents``), ``total``
+    folds them in."""
+
+    __slots__ = ("_total", "cents", "n", "skip")
 
     def __init__(self, skip):
-        self.total = Decimal(0)
+        self._total = Decimal(0)
+        self.cents = 0
         self.n = 0
         self.skip = skip
+
+    @property
+    def total(self):
+        if self.cents:
+            self._total += Decimal(self.cents).scaleb(-2)
+            self.cents = 0
+        return self._total
+
+    @total.setter
+    def total(self, value):
+        self._total = value
+        self.cents = 0
 
     def add(self, value, row_number):
         # fast paths first: most cells are already int/float
         cls = value.__class__
-        if cls is int:
-            self.total += value
-            self.n += 1
-            return
         if cls is float:
-            if value == value and value not in (float("inf"), float("-inf")):
-                self.total += Decimal(repr(value))
+            k = exact_cents(value)
+            if k is not None:
+                self.cents += k
                 self.n += 1
                 return
+            if value == value and value not in (float("inf"), float("-inf")):
+                self._total += Decimal(repr(value))
+                self.n += 1
+                return
+        elif cls is int:
+            self._total += value
+            self.n += 1
+            return
+        elif cls is str and _PLAIN_NUMBER(value) is not None:    # "123.45" (csv): see plain_decimal
+            self._total += Decimal(value)
+            self.n += 1
+            return
         if value is None:
             return
         number = to_decimal(value)
@@ -148,7 +195,7 @@ class SumAgg(object):
         if number is INVALID:
             self.skip.note(row_number, value)
             return
-        self.total += number
+        self._total += number
         self.n += 1
 
     def result(self):

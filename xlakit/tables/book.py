@@ -6,6 +6,7 @@ Books come from ``formats.open_book(path)`` (readers by content) or ``GridBook``
 rows, same duck type) for tests and tools that already hold a grid.
 """
 import difflib
+import itertools
 from .. import progress
 from ..errors import ToolError
 from .formats._base import SheetInfo
@@ -225,17 +226,20 @@ class Table(object):
         ``values`` may be shorter than the column count (missing cells are empty); the list may be
         modified by the caller only if it does not iterate again."""
         is_total = TotalsDetector()
+        labels = is_total.cache           # text -> "is a totals label" (the detector's own memo)
         width = len(self.columns)
         pending = sorted(self.merged_data) if fill_merged else []
         ptr, active = 0, []
         rows = self._chain()
         total = None
+        seen = self.rows_seen
         for rownum, values in rows:
-            self.rows_seen += 1
-            if not self.rows_seen % PROGRESS_ROWS:
+            seen += 1
+            if not seen % PROGRESS_ROWS:
+                self.rows_seen = seen
                 if total is None:
                     total = self._row_total()
-                if total or not self.rows_seen % PROGRESS_ROWS_UNSIZED:
+                if total or not seen % PROGRESS_ROWS_UNSIZED:
                     progress.report(rownum, total or None, "已读 %d 行" % rownum)
             if pending:
                 while ptr < len(pending) and pending[ptr][0] <= rownum:
@@ -255,16 +259,31 @@ class Table(object):
                             values[c] = value
                     if not active and ptr >= len(pending):
                         pending = []
-            if is_total(values):
+            # The totals rule (TotalsDetector) with its memo consulted here first: a ledger row's
+            # first cells are texts already seen, and the call per row was a good part of the
+            # cost of this loop. Unknown texts and rows starting with three empty cells go
+            # through the detector itself.
+            for value in values[:3]:
+                if value.__class__ is str:
+                    hit = labels.get(value)
+                    if hit is None:
+                        hit = is_total(values)
+                    if hit:
+                        break
+            else:
+                hit = len(values) > 3 and values[0] is None and values[1] is None and values[2] is None \
+                    and is_total(values)
+            if hit:
                 self.totals_count += 1
                 if len(self.totals_rows) < 1000:
                     self.totals_rows.append(rownum)
                 if not include_totals:
                     continue
-            elif skip_notes and is_note_row(values, width):
+            elif skip_notes and values.count(None) == len(values) - 1 and is_note_row(values, width):
                 self.note_rows.append(rownum)
                 continue
             yield rownum, values
+        self.rows_seen = seen
 
     def _row_total(self):
         """The sheet's last row as the reader declares it (0 when it cannot say cheaply: csv)."""
@@ -275,11 +294,10 @@ class Table(object):
             return 0
 
     def _chain(self):
+        """The rows read ahead for the header, then the rest (a C-level chain: no Python frame
+        per row)."""
         buffer, self._buffer = self._buffer, []
-        for item in buffer:
-            yield item
-        for item in self._rows:
-            yield item
+        return itertools.chain(buffer, self._rows)
 
     def row_warnings(self, include_totals=False):
         """Chinese notes about held-back totals rows, footnotes and filled merges (after a pass)."""

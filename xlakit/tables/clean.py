@@ -36,6 +36,7 @@ from .values import CellShow, INVALID, col_letter, display, is_identifier_text, 
     is_note_row, parse_date, to_decimal
 
 PREVIEW_ROWS = 5
+_DATE = datetime.date
 EXAMPLE_CUT = 60
 MAX_MERGE_CELLS = 2000000        # covered cells remembered for counting merged fills
 CACHE_PER_COLUMN = 20000         # distinct texts per column whose cleaning is remembered
@@ -468,8 +469,8 @@ class Cleaner(object):
             if table.totals_count != totals:       # data_rows ran the one totals rule on this row
                 totals = table.totals_count
                 yield rownum, values, "total"
-            elif is_note_row(values, width):
-                yield rownum, values, "note"
+            elif values.count(None) == len(values) - 1 and is_note_row(values, width):
+                yield rownum, values, "note"            # (a row of one cell: the only kind that can be)
             else:
                 yield rownum, values, "data"
 
@@ -562,8 +563,8 @@ class Cleaner(object):
                                 hits[plan[3]] = n_hit + 1
                     elif v is None:
                         continue
-                    elif i in date_cols:
-                        out[i] = clean(v, i, rownum)
+                    elif i in date_cols and v.__class__ is not _DATE:
+                        out[i] = clean(v, i, rownum)     # a date cell is already what this makes
                     if filled is not None and i in filled:
                         logs[i].add("merged_filled", rownum, None, v)
                         if not self._text_changed(v, i):

@@ -9,8 +9,9 @@ floats. Row numbers are the ones Excel shows (1-based, title and header rows cou
 A row whose key cells are all empty is never a duplicate (a missing 身份证号 does not make two
 people the same); such rows are kept and counted. With no key columns the whole row is the key.
 """
-from .derive import PREVIEW_ROWS, TEXT_SOURCES
-from .lookup import OutValues
+import time
+
+from .derive import PREVIEW_ROWS, TEXT_SOURCES, OutValues
 from .values import CellShow, display, display_text
 
 ROWS_PER_GROUP = 20           # row numbers listed per group in the answer
@@ -18,6 +19,8 @@ RAW_KEYS = 1000               # groups whose variant spellings are kept (for the
 MAX_RAW = 200000              # first rows whose key is written differently from its canonical form
 MAX_VARIANTS = 5              # spellings listed per group
 CHECK_EVERY = 0x3FF
+REPORT_ROWS = 100000          # rows of duplicate groups a report file holds (the first ones, in table order)
+WRITE_RESERVE = 12.0          # seconds (at least) a report keeps for writing its rows
 
 
 def _expired(deadline, reserve=0):
@@ -30,11 +33,22 @@ class Groups(object):
     """One pass over ``table``: every key's first (and last) row, and for keys on several rows
     their count and row numbers. ``stopped_at`` is the row where the deadline ended the pass."""
 
-    def __init__(self, table, indexes, keymaker, deadline=None, reserve=0, include_totals=False, store_cap=0):
+    def __init__(self, table, indexes, keymaker, deadline=None, reserve=0, include_totals=False, store_cap=0,
+                 report_rows=REPORT_ROWS, last_cap=0):
         self.table = table
-        # report mode keeps the rows it reads (up to store_cap) so it needs no second pass
+        # keep="last" keeps each key's latest row (and the empty-key rows) while they are at most
+        # last_cap rows: the rows a keep-last file holds, so it needs no second pass either
+        self.last_rows = {} if last_cap else None
+        self.empty_rows = []
+        self.last_cap = last_cap
+        # report mode keeps the rows it reads (the first store_cap keyed rows, as the report writes
+        # them) so it needs no second pass: when the table is longer, the kept prefix still holds
+        # the report's rows unless the duplicates are sparse (ReportRows.from_store decides)
         self.store = {} if store_cap else None
+        self.store_complete = True
         self.stored = 0
+        self.report_rows = report_rows
+        self.kept_in_groups = 0   # kept rows whose key is on 2+ rows: once report_rows, no second pass
         self.store_cap = store_cap
         self.indexes = list(indexes)
         self.keymaker = keymaker
@@ -64,29 +78,62 @@ class Groups(object):
         indexes = self.indexes
         first, count, rownums, last = self.first, self.count, self.rownums, self.last
         deadline, reserve = self._deadline, self._reserve
+        width = len(self.table.columns)
+        # rows are kept as the report writes them (a csv's texts converted, memoised: the repeated
+        # texts are then one object each, which is most of the memory a kept csv row takes)
+        convert = OutValues() if getattr(self.table.book, "kind", None) in TEXT_SOURCES else None
+        started = time.monotonic()
         for rownum, values in self.table.data_rows(include_totals=self._include_totals):
             self.scanned += 1
-            if not self.scanned & CHECK_EVERY and _expired(deadline, reserve):
-                self.stopped_at = rownum
-                self.scanned -= 1          # the row where time ran out was not looked at
-                return
+            if not self.scanned & CHECK_EVERY:
+                now = reserve
+                if reserve:
+                    if self.store is not None and self.kept_in_groups >= self.report_rows:
+                        writing = self.report_rows
+                    elif self.last_rows is not None:
+                        writing = len(self.last_rows) + len(self.empty_rows)
+                    else:
+                        writing = None
+                    if writing is not None:
+                        # the kept rows are the file: no second pass, only the writing, which takes
+                        # about as long per row as reading did here (a loaded machine is slow at both)
+                        per_row = (time.monotonic() - started) / max(1, self.scanned)
+                        now = min(reserve, max(WRITE_RESERVE, 2.0 * writing * per_row + 3.0))
+                if _expired(deadline, now):
+                    self.stopped_at = rownum
+                    self.scanned -= 1          # the row where time ran out was not looked at
+                    return
             self.last_row = rownum
             key = row_key(values, indexes)
+            latest = self.last_rows
+            if latest is not None:
+                cells = convert.row(values, width) if convert is not None else (
+                    values[:width] if len(values) >= width else list(values) + [None] * (width - len(values)))
+                if key is None:
+                    self.empty_rows.append((rownum, cells))
+                else:
+                    latest[key] = (rownum, cells)
+                if len(latest) + len(self.empty_rows) > self.last_cap:
+                    self.last_rows, self.empty_rows = None, []    # too many: Remover reads the table again
             if key is None:
                 self.empty_keys += 1
                 yield rownum, values
                 continue
             store = self.store
+            kept = False
             if store is not None:
-                self.stored += 1
-                if self.stored > self.store_cap:
-                    self.store = None            # too many: the report reads the table again instead
-                else:
+                if self.stored < self.store_cap:
+                    kept = True
+                    self.stored += 1
+                    cells = convert.row(values, width) if convert is not None else (
+                        values[:width] if len(values) >= width else list(values) + [None] * (width - len(values)))
                     bucket = store.get(key)
                     if bucket is None:
-                        store[key] = [(rownum, values)]
+                        store[key] = [(rownum, cells)]
                     else:
-                        bucket.append((rownum, values))
+                        bucket.append((rownum, cells))
+                else:
+                    self.store_complete = False  # a prefix of the table is kept (see ReportRows.from_store)
             seen = first.get(key)
             if seen is None:
                 first[key] = rownum
@@ -96,6 +143,11 @@ class Groups(object):
                 yield rownum, values
                 continue
             n = count.get(key)
+            if store is not None:
+                if n is None:
+                    self.kept_in_groups += len(store.get(key, ()))    # the key's kept rows, this one too
+                elif kept:
+                    self.kept_in_groups += 1
             if n is None:
                 count[key] = 2
                 rownums[key] = [seen, rownum]
@@ -194,12 +246,27 @@ class Remover(object):
         if self.text_source:
             out = self.convert.row(values, width)
         else:
-            n = len(values)
-            out = [values[i] if i < n else None for i in range(width)]
+            out = values[:width] if len(values) >= width else list(values) + [None] * (width - len(values))
+        return self._counted(out)
+
+    def _counted(self, out):
         if len(self.preview) < PREVIEW_ROWS:
             self.preview.append(self.show.row(out))
         self.written += 1
         return out
+
+    def _rows_kept(self):
+        """keep="last" from the rows the first pass kept (``Groups(last_cap=...)``): each key's
+        last row and the empty-key rows, in table order: what the second pass would write."""
+        groups = self.groups
+        kept = list(groups.last_rows.values()) + groups.empty_rows
+        kept.sort(key=lambda item: item[0])
+        for rownum, cells in kept:
+            if len(self.preview_rows) < PREVIEW_ROWS:
+                self.preview_rows.append(rownum)
+            yield self._counted(cells)
+        self.scanned = groups.scanned
+        self.stopped_at = groups.stopped_at
 
     def rows(self):
         yield self.header
@@ -216,6 +283,10 @@ class Remover(object):
         self.stopped_at = groups.stopped_at
 
     def _rows_last(self):
+        if self.groups.last_rows is not None:
+            for row in self._rows_kept():
+                yield row
+            return
         groups = self.groups
         row_key = self.keymaker.row_key
         indexes = self.indexes
@@ -245,8 +316,8 @@ class ReportRows(object):
     """The rows of every duplicate group, for the report file: ``重复组`` (group number, in order of
     first appearance), ``原行号``, then the table's columns; a second pass over a fresh table."""
 
-    def __init__(self, table, indexes, keymaker, groups, deadline=None, include_totals=False, cap=100000,
-                 reserve=12.0):
+    def __init__(self, table, indexes, keymaker, groups, deadline=None, include_totals=False, cap=REPORT_ROWS,
+                 reserve=WRITE_RESERVE):
         self.table = table
         self.indexes = list(indexes)
         self.keymaker = keymaker
@@ -264,27 +335,27 @@ class ReportRows(object):
         self.stopped_at = None
 
     def from_store(self):
-        """The same as ``collect()`` from the rows the first pass kept (``Groups(store_cap=...)``)."""
+        """The same as ``collect()`` from the rows the first pass kept (``Groups(store_cap=...)``),
+        or None when they are not enough: the kept rows are a prefix of the table, and the report
+        holds the first ``cap`` rows of duplicate groups in table order, so a prefix with that many
+        of them (or all of them) is enough."""
+        number = self.number
+        picked = []
+        for key, rows in self.groups.store.items():
+            g = number.get(key)
+            if g is not None:
+                picked.extend((rownum, g, cells) for rownum, cells in rows)
+        in_groups = self.groups.rows_in_groups
+        if len(picked) < min(self.cap, in_groups):
+            return None
+        picked.sort(key=lambda item: item[0])
+        self.capped = in_groups > self.cap
         out = {}
-        convert = OutValues()
-        text_source = getattr(self.table.book, "kind", None) in TEXT_SOURCES
-        width = len(self.table.columns)
-        taken = 0
-        store = self.groups.store
-        for key, g in sorted(self.number.items(), key=lambda item: item[1]):
-            rows = []
-            for rownum, values in store[key]:
-                if taken >= self.cap:
-                    self.capped = True
-                    break
-                n = len(values)
-                rows.append((rownum, convert.row(values, width) if text_source else
-                             [values[i] if i < n else None for i in range(width)]))
-                taken += 1
-            if rows:
-                out[g] = rows
-            if self.capped:
-                break
+        for rownum, g, cells in picked[:self.cap]:
+            rows = out.get(g)
+            if rows is None:
+                rows = out[g] = []
+            rows.append((rownum, cells))
         return out
 
     def collect(self):
@@ -318,8 +389,7 @@ class ReportRows(object):
             if text_source:
                 cells = convert.row(values, width)
             else:
-                n = len(values)
-                cells = [values[i] if i < n else None for i in range(width)]
+                cells = values[:width] if len(values) >= width else list(values) + [None] * (width - len(values))
             out.setdefault(g, []).append((rownum, cells))
             taken += 1
         return out

@@ -33,6 +33,30 @@ def out_value(value, text_source):
     return value
 
 
+class OutValues(object):
+    """``out_value`` for text sources (csv, html), memoised: the same texts (regions, names,
+    codes) repeat down a column, and deciding "number or text" is the costly part."""
+
+    def __init__(self, cap=200000):
+        self.memo = {}
+        self.cap = cap
+
+    def __call__(self, value):
+        if value.__class__ is not str:
+            return value
+        memo = self.memo
+        hit = memo.get(value, memo)
+        if hit is memo:
+            hit = out_value(value, True)
+            if len(memo) < self.cap:
+                memo[value] = hit
+        return hit
+
+    def row(self, values, width):
+        n = len(values)
+        return [self(values[i]) if i < n else None for i in range(width)]
+
+
 class Filtered(object):
     """``rows()`` yields the header and then the matching rows (at most ``limit``), while counting
     every match (``match_count``), the rows looked at and, per condition column, the distinct
@@ -66,10 +90,14 @@ class Filtered(object):
     def rows(self):
         yield self.header
         indexes = [c.index for c in self.columns]
+        whole = indexes == list(range(len(indexes)))     # every column, in order (the default)
+        width = len(indexes)
         match = self.where.test
         seen = self.seen
+        # raw cells already put in a bag (or found empty): key_value runs once per distinct cell
+        looked = dict((idx, set()) for idx in seen)
         deadline = self.deadline
-        text_source = self.text_source
+        convert = OutValues() if self.text_source else None
         limit = self.limit
         for rownum, values in self.table.data_rows(include_totals=self.include_totals):
             self.scanned += 1
@@ -79,7 +107,13 @@ class Filtered(object):
             n = len(values)
             for idx, bag in seen.items():
                 if len(bag) < DISTINCT_CAP and idx < n:
-                    key = key_value(values[idx])
+                    raw = values[idx]
+                    done = looked[idx]
+                    if raw.__class__ is str and raw in done:
+                        continue
+                    key = key_value(raw)
+                    if raw.__class__ is str and len(done) < DISTINCT_CAP * 4:
+                        done.add(raw)
                     if key is not None:
                         bag.add(key)
             if not match(values):
@@ -87,7 +121,12 @@ class Filtered(object):
             self.match_count += 1
             if limit is not None and self.written >= limit:
                 continue
-            out = [out_value(values[i], text_source) if i < n else None for i in indexes]
+            if convert is not None:
+                out = [convert(values[i]) if i < n else None for i in indexes]
+            elif whole:
+                out = values[:width] if n >= width else list(values) + [None] * (width - n)
+            else:
+                out = [values[i] if i < n else None for i in indexes]
             if len(self.preview) < PREVIEW_ROWS:
                 self.preview.append(self.show.row(out))
                 self.preview_rows.append(rownum)

@@ -142,7 +142,15 @@ class KeyMaker(object):
     def row_key(self, values, indexes):
         n = len(values)
         key = self.key
-        parts = tuple(key(values[i]) if i < n else None for i in indexes)
+        if len(indexes) == 1:                   # the common shapes, without a generator per row
+            i = indexes[0]
+            parts = (key(values[i]) if i < n else None,)
+            return None if parts[0] is None else parts
+        if len(indexes) == 2:
+            i, j = indexes
+            parts = (key(values[i]) if i < n else None, key(values[j]) if j < n else None)
+            return None if parts[0] is None and parts[1] is None else parts
+        parts = tuple([key(values[i]) if i < n else None for i in indexes])
         for part in parts:
             if part is not None:
                 return parts

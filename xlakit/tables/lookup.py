@@ -12,7 +12,8 @@ is streamed, so the left side can be as long as the source allows.
 """
 import decimal
 
-from .derive import PREVIEW_ROWS, TEXT_SOURCES, out_value
+from .derive import PREVIEW_ROWS, TEXT_SOURCES, OutValues, out_value
+from .aggregate import exact_cents, plain_decimal
 from .keys import KeyMaker, strip_zeros
 from .values import CellShow, INVALID, decimal_out, display, to_decimal
 
@@ -32,30 +33,6 @@ class Stopped(Exception):
     def __init__(self, rownum):
         Exception.__init__(self, rownum)
         self.rownum = rownum
-
-
-class OutValues(object):
-    """``derive.out_value`` for text sources (csv, html), memoised: the same texts (regions,
-    names, codes) repeat down a column, and deciding "number or text" is the costly part."""
-
-    def __init__(self, cap=200000):
-        self.memo = {}
-        self.cap = cap
-
-    def __call__(self, value):
-        if value.__class__ is not str:
-            return value
-        memo = self.memo
-        hit = memo.get(value, memo)
-        if hit is memo:
-            hit = out_value(value, True)
-            if len(memo) < self.cap:
-                memo[value] = hit
-        return hit
-
-    def row(self, values, width):
-        n = len(values)
-        return [self(values[i]) if i < n else None for i in range(width)]
 
 
 def _text_source(table):
@@ -225,14 +202,16 @@ class Merged(object):
 
 
 class _Side(object):
-    """Per-key state of one table in a reconcile: rows, first cell as written, exact sum."""
-    __slots__ = ("rows", "count", "raw", "total", "has_value")
+    """Per-key state of one table in a reconcile: rows, first cell as written, exact sum (two-decimal
+    floats as whole ``cents`` while reading, folded into ``total`` by ``Reconciled._read``)."""
+    __slots__ = ("rows", "count", "raw", "total", "cents", "has_value")
 
     def __init__(self, raw):
         self.rows = []
         self.count = 0
         self.raw = raw
         self.total = Decimal(0)
+        self.cents = 0
         self.has_value = False
 
 
@@ -286,7 +265,16 @@ class Reconciled(object):
                 entry.rows.append(rownum)
             if value_index is not None:
                 cell = values[value_index] if value_index < n else None
-                number = to_decimal(cell)
+                cls = cell.__class__
+                if cls is float:
+                    k = exact_cents(cell)
+                    if k is not None:
+                        entry.cents += k
+                        entry.has_value = True
+                        continue
+                number = plain_decimal(cell) if cls is str else None
+                if number is None:
+                    number = to_decimal(cell)
                 if number is INVALID:
                     skipped[0] += 1
                     if len(skipped[1]) < 5:
@@ -295,6 +283,10 @@ class Reconciled(object):
                     entry.total += number
                     entry.has_value = True
         self.scanned[side] = scanned
+        for entry in out.values():
+            if entry.cents:
+                entry.total += Decimal(entry.cents).scaleb(-2)
+                entry.cents = 0
         return out
 
     def _classify(self):

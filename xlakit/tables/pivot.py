@@ -19,6 +19,8 @@ Layout of ``Pivot.grid()``:
 Empty row/column keys are shown as （空白）; cells of a date axis that are not dates as （非日期）.
 Date buckets: ``2024`` / ``2024Q3`` / ``2024-09`` / ``2024-W36`` (ISO week) / ``2024-09-05``.
 """
+import datetime
+
 from ..errors import ToolError
 from .aggregate import (BUCKET_NAMES, Bucketer, RowCount, SkipLog, check_bucket, check_func, count_meaning,
                         make_metric, sort_key)
@@ -27,6 +29,7 @@ from .values import Decimal, as_datetime, key_value
 MAX_ROWS = 100
 MAX_COLS = 60
 MAX_CELLS = 500000           # (row key, column key) pairs held in memory before we refuse
+MAX_PAIRS = 200000           # distinct (row cell, column cell) pairs remembered by run()
 STOP_MARGIN = 3.0            # seconds left when the pass stops: totals, 其他 and the file still fit
 OTHER = "其他"
 TOTAL = "合计"
@@ -35,6 +38,7 @@ NOT_DATE = "（非日期）"
 FUNC_LABELS = {"sum": "求和", "avg": "平均值", "max": "最大值", "min": "最小值", "count": "计数",
                "count_rows": "行数", "distinct_count": "去重计数"}
 _SPECIAL_ORDER = {BLANK: 1, NOT_DATE: 2}
+_MEMO_CLASSES = frozenset([str, type(None), datetime.date, datetime.datetime])
 
 
 def _fresh(func, counting_rows, skip):
@@ -200,11 +204,20 @@ class Pivot(object):
 
     def run(self):
         row_key, col_key = self.row.key_fn(), self.col.key_fn()
+        ridx, cidx = self.row.column.index, self.col.column.index
         vidx = self.value.index if self.value is not None else -1
         match = self.where.test if self.where is not None and self.where.conditions else None
         cells, skip, func = self.cells, self.skip, self.func
-        counting = self.counting_rows
+        counting = self.counting_rows or vidx < 0
         deadline = self.deadline
+        # (row cell, column cell) as read -> the accumulator of their pivot cell: most rows repeat
+        # a pair already seen, so the two key functions (trim, date bucket) run once per pair.
+        # Only pairs of text, date and empty cells are remembered: 1 == 1.0 == True as dict keys,
+        # but they are not the same label; and a bucket's "not a date" cells are never remembered,
+        # so every one of them is still counted (with its row) by the bucketer.
+        pairs = {}
+        memo_ok = _MEMO_CLASSES
+        bad_row, bad_col = self.row.bucketer, self.col.bucketer
         seen = 0
         for rownum, values in self.table.data_rows(include_totals=self.include_totals):
             seen += 1
@@ -215,23 +228,33 @@ class Pivot(object):
                 self.rows_filtered += 1
                 continue
             self.rows_used += 1
-            rk = row_key(values, rownum)
-            ck = col_key(values, rownum)
-            line = cells.get(rk)
-            if line is None:
-                line = cells[rk] = {}
-            acc = line.get(ck)
+            n = len(values)
+            rv = values[ridx] if ridx < n else None
+            cv = values[cidx] if cidx < n else None
+            pair = (rv, cv)
+            acc = pairs.get(pair)
             if acc is None:
-                if self.n_cells >= MAX_CELLS:
-                    raise ToolError("交叉表的格子超过 %d 个：行维度「%s」或列维度「%s」的取值太多（像编号一类的唯一值）。"
-                                    "请换一个维度（如类别、部门，日期加 date_bucket 按月），或先用 where 缩小范围" % (
-                                        MAX_CELLS, self.row.name, self.col.name))
-                self.n_cells += 1
-                acc = line[ck] = RowCount() if counting else make_metric(func, skip)
-            if vidx >= 0 and not counting:
-                acc.add(values[vidx] if vidx < len(values) else None, rownum)
-            else:
+                before = (bad_row.bad if bad_row is not None else 0, bad_col.bad if bad_col is not None else 0)
+                rk = row_key(values, rownum)
+                ck = col_key(values, rownum)
+                line = cells.get(rk)
+                if line is None:
+                    line = cells[rk] = {}
+                acc = line.get(ck)
+                if acc is None:
+                    if self.n_cells >= MAX_CELLS:
+                        raise ToolError("交叉表的格子超过 %d 个：行维度「%s」或列维度「%s」的取值太多（像编号一类的唯一值）。"
+                                        "请换一个维度（如类别、部门，日期加 date_bucket 按月），或先用 where 缩小范围" % (
+                                            MAX_CELLS, self.row.name, self.col.name))
+                    self.n_cells += 1
+                    acc = line[ck] = RowCount() if counting else make_metric(func, skip)
+                if rv.__class__ in memo_ok and cv.__class__ in memo_ok and len(pairs) < MAX_PAIRS and before == (
+                        bad_row.bad if bad_row is not None else 0, bad_col.bad if bad_col is not None else 0):
+                    pairs[pair] = acc
+            if counting:
                 acc.n += 1
+            else:
+                acc.add(values[vidx] if vidx < n else None, rownum)
         return self
 
     # -- layout --------------------------------------------------------------------------

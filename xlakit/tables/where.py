@@ -28,6 +28,11 @@ OPS_HELP = ("eq 等于 / ne 不等于 / contains 包含 / not_contains 不包含
             "empty 为空 / not_empty 非空")
 
 
+MEMO_CAP = 50000             # distinct text/date cells whose verdict a condition remembers
+_MEMO_CLASSES = frozenset([str, datetime.date, datetime.datetime])
+UNCOMPARABLE = object()      # a verdict: the cell cannot be compared (no match, counted)
+
+
 def _norm_text(value):
     return unicodedata.normalize("NFKC", display_text(value)).strip().casefold()
 
@@ -42,6 +47,10 @@ class _Operand(object):
         if not isinstance(value, bool) and not is_identifier_text(value):
             number = to_decimal(value)
             self.number = number if isinstance(number, Decimal) else None
+        try:
+            self.near = float(self.number) if self.number is not None else None   # the nearest float
+        except (ValueError, OverflowError):
+            self.near = None
         if self.number is None:
             self.date = parse_date(value, compact=False)
         # 20240301 given as a number still means a day when the cell is a real date
@@ -53,6 +62,11 @@ class _Operand(object):
 def _cell_vs(operand, cell):
     """-1/0/1 comparing ``cell`` to ``operand`` by number, then date; None when not comparable."""
     if operand.number is not None:
+        if cell.__class__ is float and cell - cell == 0.0 and cell != operand.near and operand.near is not None:
+            # a finite float that is not the operand's nearest float: the float order is the
+            # order of the decimals they stand for (rounding to nearest is monotonic), so the
+            # exact ``Decimal(repr(cell))`` comparison below would give the same answer
+            return (cell > operand.near) - (cell < operand.near)
         if is_identifier_text(cell):
             return None
         n = to_decimal(cell)
@@ -127,37 +141,60 @@ class Where(object):
             return lambda values: True
         if len(tests) == 1:
             return tests[0]
+        if len(tests) == 2:                     # the common case, without a generator per row
+            first, second = tests
+            return lambda values: first(values) and second(values)
         return lambda values: all(t(values) for t in tests)
 
     def _one(self, i, idx, op, operand):
+        """The row test of condition ``i``: its cell judged by ``_judge``; text and date cells
+        are judged once per distinct value (the same 区域 / 日期 repeat down a column), numbers
+        every time (1 == 1.0 == True as dict keys, and most amounts are distinct anyway)."""
         uncomparable = self.uncomparable
+        judge = self._judge(op, operand)
+        memo = {}
 
-        def cell(values):
-            return values[idx] if idx < len(values) else None
+        def test(values):
+            value = values[idx] if idx < len(values) else None
+            if value.__class__ in _MEMO_CLASSES:
+                verdict = memo.get(value)
+                if verdict is None:
+                    verdict = judge(value)
+                    if len(memo) < MEMO_CAP:
+                        memo[value] = verdict
+            else:
+                verdict = judge(value)
+            if verdict is UNCOMPARABLE:
+                uncomparable[i] += 1
+                return False
+            return verdict
+        return test
 
+    @staticmethod
+    def _judge(op, operand):
+        """cell -> True / False / UNCOMPARABLE (does not match, and is counted) for one condition."""
         if op == "empty":
-            return lambda values: is_empty(cell(values))
+            return is_empty
         if op == "not_empty":
-            return lambda values: not is_empty(cell(values))
+            return lambda value: not is_empty(value)
         if op in ("eq", "ne"):
             want = op == "eq"
-            return lambda values: _equals(operand, cell(values)) == want
+            return lambda value: _equals(operand, value) == want
         if op in ("in", "not_in"):
             want = op == "in"
-            return lambda values: any(_equals(o, cell(values)) for o in operand) == want
+            return lambda value: any(_equals(o, value) for o in operand) == want
         if op in ("contains", "not_contains", "starts_with", "ends_with"):
             needle = operand.text
             if op == "contains":
-                return lambda values: needle in _norm_text(cell(values))
+                return lambda value: needle in _norm_text(value)
             if op == "not_contains":
-                return lambda values: needle not in _norm_text(cell(values))
+                return lambda value: needle not in _norm_text(value)
             if op == "starts_with":
-                return lambda values: _norm_text(cell(values)).startswith(needle)
-            return lambda values: _norm_text(cell(values)).endswith(needle)
+                return lambda value: _norm_text(value).startswith(needle)
+            return lambda value: _norm_text(value).endswith(needle)
         accept = {"gt": (1,), "gte": (0, 1), "lt": (-1,), "lte": (-1, 0)}[op]
 
-        def compare(values):
-            value = cell(values)
+        def compare(value):
             if is_empty(value):
                 return False
             if operand.number is None and operand.date is None:
@@ -165,8 +202,7 @@ class Where(object):
                 return ((text > operand.text) - (text < operand.text)) in accept
             result = _cell_vs(operand, value)
             if result is None:
-                uncomparable[i] += 1
-                return False
+                return UNCOMPARABLE
             return result in accept
         return compare
 
@@ -187,6 +223,8 @@ def _equals(operand, value):
     if is_empty(value):
         return operand.text == ""
     if operand.number is not None and not is_identifier_text(value):
+        if value.__class__ is float and value - value == 0.0 and value != operand.near and operand.near is not None:
+            return False                   # see _cell_vs: not the operand's float, not its number
         n = to_decimal(value)
         if isinstance(n, Decimal):
             return n == operand.number
