@@ -257,3 +257,23 @@ def test_sort_by_a_metric_column_name_and_formula_warning_passed_through(run, tm
     assert [g["类别"] for g in data["groups"]] == ["b", "a"]
     assert [g["公式_求和"] for g in data["groups"]] == [0, 0]
     assert any("公式" in w and "缓存" in w for w in data["warnings"])
+
+
+def test_deadline_gives_partial_groups_that_say_so(run, tmp_path):
+    """Out of time (a million rows on a busy machine), calc_table answers with the groups of the rows
+    read so far, complete=false, stopped_at and a warning — like pivot/filter/clean — not an error."""
+    src = tmp_path / "大表.csv"
+    lines = ["类别,金额"] + ["类%d,%d.25" % (i % 3, i) for i in range(40000)]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = run("calc_table", {"path": str(src), "group_by": ["类别"], "metrics": [{"column": "金额", "func": "sum"}]},
+              extra_env={"XLA_DEADLINE": "0.001"})
+    assert res.ok, res.error
+    data = res.data
+    assert data["complete"] is False and 0 < data["rows_used"] < 40000
+    assert data["stopped_at"] == data["rows_used"] + 2          # header is row 1, the first data row row 2
+    assert "不完整" in data["warnings"][0] and str(data["stopped_at"]) in data["warnings"][0]
+    used = data["rows_used"]
+    got = sum(Decimal(str(g["金额_求和"] if "金额_求和" in g else list(g.values())[-1])) for g in data["groups"])
+    assert got == sum((Decimal("%d.25" % i) for i in range(used)), Decimal(0))
+    whole = run("calc_table", {"path": str(src), "group_by": ["类别"], "metrics": [{"column": "金额", "func": "sum"}]})
+    assert whole.ok and whole.data["complete"] is True and "stopped_at" not in whole.data

@@ -26,7 +26,8 @@ Parameters:
 Returns groups (objects keyed by group names and metric aliases; at most 100, one ``rt.page_items``
 page sized by the output budget: returned, total, next_offset, truncated), group_count, rows_used,
 rows_filtered_out, totals_rows_excluded, header_row, header_reason, skipped (per metric: count + 3
-examples with row numbers), warnings. The pass stops at ``rt.deadline`` with a clear message.
+examples with row numbers), warnings, complete. At ``rt.deadline`` the pass stops and the answer
+holds the rows before ``stopped_at`` (complete=false, with a warning), like the other table tools.
 
 Sums are exact decimals: each float cell enters through its shortest repr, so 0.1 + 0.2 is 0.3 and
 the total matches Excel's SUM to the cent. The loop is written for speed (one pass, precomputed
@@ -144,7 +145,8 @@ MAX_MEMO = 200000            # distinct raw group cells remembered by aggregate(
 
 
 def aggregate(table, groups, metrics, where, include_totals):
-    """One streaming pass. Returns (group dict key -> accumulators, counters, skip logs, bucketers).
+    """One streaming pass. Returns (group dict key -> accumulators, counters, skip logs, bucketers,
+    the row the time budget stopped the pass at or None).
 
     The group cells as read -> their accumulators are remembered, so the key function (trim,
     date bucket) runs once per distinct cells, not per row. Only text, date and empty cells are
@@ -161,11 +163,12 @@ def aggregate(table, groups, metrics, where, include_totals):
     bucketers = [b for _i, b in specs if b is not None]
     memo_ok = _MEMO_CLASSES
     used = filtered = 0
+    stopped_at = None
     deadline = rt.deadline
     for rownum, values in table.data_rows(include_totals=include_totals):
-        if not (used + filtered) & 0x3FFF and deadline.expired():
-            raise ToolError("表格太大，%d 秒内没能算完（已处理到第 %d 行）。请用 where 缩小范围，或把表格拆成几个文件"
-                            "分别统计" % (int(deadline.budget), rownum))
+        if not (used + filtered) & 0x3FFF and (used or filtered) and deadline.expired():
+            stopped_at = rownum       # this row and the rest are not counted: the answer says so
+            break
         if match is not None and not match(values):
             filtered += 1
             continue
@@ -193,7 +196,7 @@ def aggregate(table, groups, metrics, where, include_totals):
         else:
             for acc, (idx, _func) in zip(accs, plan):
                 acc.add(values[idx] if 0 <= idx < n else None, rownum)
-    return buckets, used, filtered, skips, specs
+    return buckets, used, filtered, skips, specs, stopped_at
 
 
 def resolve_sort_by(sort_by, group_names, metrics):
@@ -261,7 +264,7 @@ def calc(table, params):
     except ValueError as exc:
         raise ToolError(str(exc))
 
-    buckets, used, filtered, skips, specs = aggregate(table, groups, metrics, where, include_totals)
+    buckets, used, filtered, skips, specs, stopped_at = aggregate(table, groups, metrics, where, include_totals)
 
     group_names = [g[2] for g in groups]
     aliases = [m[2] for m in metrics]
@@ -304,6 +307,10 @@ def calc(table, params):
     if used == 0:
         warn.append("没有符合条件的数据行" if where.conditions else "表格里没有数据行")
 
+    if stopped_at is not None:
+        # like pivot/filter/clean: the rows read so far, labelled, rather than nothing at all
+        warn.insert(0, "表格太大，时间用完时只统计到第 %d 行之前，结果不完整（complete=false）。可用 where 缩小范围，"
+                       "或把表格拆成几个文件分别统计" % stopped_at)
     for note in warn:
         rt.warn(note)
     result = {
@@ -316,7 +323,10 @@ def calc(table, params):
         "rows_used": used,
         "rows_filtered_out": filtered,
         "totals_rows_excluded": 0 if include_totals else table.totals_count,
+        "complete": stopped_at is None,
     }
+    if stopped_at is not None:
+        result["stopped_at"] = stopped_at
     if len(table.header_rows) > 1:
         result["header_rows"] = list(table.header_rows)
     if skipped:

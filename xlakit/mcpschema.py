@@ -15,11 +15,12 @@ COMMON = {"ok": "boolean", "error": "string", "warnings": "array"}
 
 # tool -> {field: "type" or "type|type"} (JSON types; "number" covers integers).
 FIELDS = {
-    "calc_table": {"available_columns": "array", "group_by": "array", "group_count": "number", "groups": "array",
+    "calc_table": {"available_columns": "array", "complete": "boolean", "group_by": "array", "group_count": "number", "groups": "array",
         "header_reason": "string", "header_row": "number", "header_rows": "array", "limit": "number",
         "metrics": "array", "next_offset": "number", "offset": "number", "returned": "number",
         "rows_filtered_out": "number", "rows_used": "number", "sheet": "string", "sheets": "array",
-        "skipped": "object", "total": "number", "totals_rows_excluded": "number", "truncated": "boolean"},
+        "skipped": "object", "stopped_at": "number", "total": "number", "totals_rows_excluded": "number",
+        "truncated": "boolean"},
     "clean_table": {"available_columns": "array", "backup": "string", "changed": "object", "changed_cells": "number",
         "changes": "array", "code_columns": "array", "column_count": "number", "columns": "array",
         "complete": "boolean", "dropped": "object", "format": "string", "header_reason": "string",
