@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +36,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import bench_readers  # noqa: E402  (the ledger generator and data folder are shared)
-from bench_calc import WRAPPER  # noqa: E402  (one child, its wall/cpu/peak RSS)
+import bench_child  # noqa: E402  (the measuring wrapper and the host environment)
 
 
 def new_rows(count):
@@ -121,13 +120,9 @@ def measure(tool, path, home, timeout, count):
     else:
         argv = [sys.executable, "-X", "utf8", "-c", OPENPYXL, path, json.dumps(rows, ensure_ascii=False)]
         cwd, stdin = ROOT, ""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    res = json.loads(proc.stdout.decode("utf-8"))
+    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    if "error" in res:
+        return res
     if res["code"] != 0:
         return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:]}
     answer = json.loads(res["out"].strip().splitlines()[-1])

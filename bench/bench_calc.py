@@ -32,55 +32,7 @@ import bench_readers  # noqa: E402  (the ledger generator and data folder are sh
 
 CALC_ARGS = {"group_by": ["区域", "品类"], "metrics": [{"column": "金额", "func": "sum", "as": "金额"}]}
 
-# A wrapper process: runs one child, prints wall/cpu/peak of that child (plus the child's answer).
-WRAPPER = r'''
-import json, os, resource, subprocess, sys, time
-cmd, cwd, stdin = json.loads(sys.argv[1])
-env = dict(os.environ)
-
-
-def tree_rss(root):
-    # resident KiB of a process and its children (calc_table forks a reader worker for big xlsx)
-    total = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % pid) as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            if pid != str(root) and fields[1] != str(root):
-                continue
-            with open("/proc/%s/status" % pid) as fh:
-                for line in fh:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total * 1024
-
-
-t0 = time.time()
-proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-peak_sum = 0
-if os.path.isdir("/proc"):
-    import threading
-    result = {}
-    reader = threading.Thread(target=lambda: result.update(zip(("out", "err"), proc.communicate(stdin.encode("utf-8")))))
-    reader.start()
-    while reader.is_alive():
-        peak_sum = max(peak_sum, tree_rss(proc.pid))
-        reader.join(0.05)
-    out, err = result["out"], result["err"]
-else:
-    out, err = proc.communicate(stdin.encode("utf-8"))
-wall = time.time() - t0
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-rss = ru.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": rss, "rss_sum": peak_sum,
-                  "code": proc.returncode,
-                  "out": out.decode("utf-8", "replace")[-30000:],
-                  "err": err.decode("utf-8", "replace")[-2000:]}))
-'''
+from bench_child import WRAPPER  # noqa: E402,F401  (one child: wall, tree cpu, peak RSS; other benches import it from here too)
 
 PANDAS = r'''
 import json, sys
@@ -200,7 +152,7 @@ def _table(results):
         c = peer.get((n, layout))
         ratio = ("%.2f" % (r["wall"] / c["wall"]), "%.2f" % (r["cpu"] / c["cpu"])) if c else ("", "")
         lines.append("| %d | %s | %s | %.2f | %.2f | %.0f / %.0f | %.0f | %.2f | %s | %s |" % (
-            n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, r.get("rss_sum", 0) / 2.0 ** 20,
+            n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, r.get("tree_rss", 0) / 2.0 ** 20,
             n / r["wall"], r["total"], ratio[0], ratio[1]))
     return "\n".join(lines)
 

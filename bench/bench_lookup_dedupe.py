@@ -33,7 +33,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import bench_readers  # noqa: E402
-from bench_calc import WRAPPER  # noqa: E402  (one child's wall / cpu / peak RSS)
+import bench_child  # noqa: E402  (the measuring wrapper and the host environment)
 
 JOBS = ["merge", "reconcile", "dedupe", "report"]
 
@@ -124,13 +124,9 @@ def measure(job, runner, path, other, home, timeout):
         engine = "csv" if ext == ".csv" else runner.split("-", 1)[1]
         argv, cwd, stdin = [sys.executable, "-X", "utf8", "-c", PANDAS, job, path, engine, prices_file(), other,
                             out], ROOT, ""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    res = json.loads(proc.stdout.decode("utf-8"))
+    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    if "error" in res:
+        return res
     if res["code"] != 0 and runner != "ours":
         return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:]}
     answer = json.loads(res["out"].strip().splitlines()[-1])

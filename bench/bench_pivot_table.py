@@ -30,7 +30,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import bench_readers  # noqa: E402  (the ledger generator and data folder are shared)
-from bench_calc import WRAPPER  # noqa: E402  (one child, its wall/cpu/peak RSS)
+import bench_child  # noqa: E402  (the measuring wrapper and the host environment)
 
 PIVOT_ARGS = {"row": {"column": "区域"}, "col": {"column": "日期", "date_bucket": "month"}, "value": "金额"}
 
@@ -70,15 +70,9 @@ def command(tool, path, out):
 def measure(tool, path, home, timeout):
     out = os.path.join(OUT_DIR, "bench_pivot_%s_%d.xlsx" % (tool, int(time.time() * 1000)))
     argv, cwd, stdin = command(tool, path, out)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    if proc.returncode != 0:
-        return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
-    res = json.loads(proc.stdout.decode("utf-8"))
+    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    if "error" in res:
+        return res
     if os.path.exists(out):
         os.remove(out)
     if res["code"] != 0 and not tool.endswith("_table"):

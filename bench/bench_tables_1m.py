@@ -43,6 +43,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import bench_calc  # noqa: E402
+import bench_child  # noqa: E402  (the measuring wrapper and the host environment)
 import bench_clean_table  # noqa: E402
 import bench_lookup_dedupe  # noqa: E402
 import bench_pivot_table  # noqa: E402
@@ -97,47 +98,6 @@ else:
     print(json.dumps({"rows": con.sql("SELECT count(*) FROM read_csv('" + out + "')").fetchall()[0][0]}))
 '''
 
-# The wrapper: one child, its tree's cpu (RUSAGE_CHILDREN counts waited-for grandchildren too),
-# the largest process's peak RSS, and the tree's summed RSS sampled from /proc (Linux).
-WRAPPER = r'''
-import json, os, resource, subprocess, sys, threading, time
-cmd, cwd, stdin = json.loads(sys.argv[1])
-peak = [0]
-def tree_rss(root):
-    kids, rss = {}, {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % pid) as fh:
-                parts = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        kids.setdefault(int(parts[1]), []).append(int(pid))
-        rss[int(pid)] = int(parts[21]) * 4096
-    total, todo = 0, [root]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo.extend(kids.get(p, ()))
-    return total
-t0 = time.time()
-proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-done = threading.Event()
-def sample():
-    while not done.wait(0.05):
-        if os.path.isdir("/proc"):
-            peak[0] = max(peak[0], tree_rss(proc.pid))
-threading.Thread(target=sample, daemon=True).start()
-out, err = proc.communicate(stdin.encode("utf-8"))
-wall = time.time() - t0
-done.set()
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-rss = ru.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": rss, "tree_rss": peak[0],
-                  "code": proc.returncode, "out": out.decode("utf-8", "replace")[-30000:],
-                  "err": err.decode("utf-8", "replace")[-2000:]}))
-'''
 
 
 def tool_args(job, path, other, out):
@@ -195,16 +155,10 @@ def measure(job, runner, path, other, home, timeout):
     else:                                   # csv out: DuckDB's xlsx writer is in the extension too
         argv, cwd, stdin = [sys.executable, "-X", "utf8", "-c", DUCKDB, job, path,
                             bench_lookup_dedupe.prices_file(), os.path.join(folder, "result.csv")], ROOT, ""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
+    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    if "error" in res:
+        return res
     shutil.rmtree(folder, ignore_errors=True)
-    if proc.returncode != 0:
-        return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
-    res = json.loads(proc.stdout.decode("utf-8"))
     lines = res["out"].strip().splitlines()
     if not lines or (res["code"] != 0 and runner != "ours"):
         return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:] or ["exit %d" % res["code"]]}

@@ -45,7 +45,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
 import bench_readers  # noqa: E402
-from bench_calc import WRAPPER  # noqa: E402  (one child's wall / cpu / peak RSS)
+import bench_child  # noqa: E402  (the measuring wrapper)
 
 WRITERS = ["rows", "ours", "openpyxl", "xlsxwriter", "pandas-openpyxl", "pandas-xlsxwriter"]
 NEEDS = {"openpyxl": "openpyxl", "xlsxwriter": "xlsxwriter", "pandas-openpyxl": "pandas, openpyxl",
@@ -150,14 +150,9 @@ def importable(mods, env):
 
 
 def wrapped(argv, cwd, stdin, env, timeout):
-    """One child under the wrapper: its wall, cpu (RUSAGE_CHILDREN: every thread), peak RSS, output."""
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    res = json.loads(proc.stdout.decode("utf-8"))
-    if res["code"] != 0:
+    """One child under the shared wrapper (bench_child); a non-zero exit is an error here."""
+    res = bench_child.run_child(argv, cwd, stdin, env, timeout)
+    if "error" not in res and res["code"] != 0:
         return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:] or ["exit %d" % res["code"]]}
     return res
 
