@@ -32,7 +32,7 @@ import bench_readers  # noqa: E402  (the ledger generator and data folder are sh
 
 CALC_ARGS = {"group_by": ["区域", "品类"], "metrics": [{"column": "金额", "func": "sum", "as": "金额"}]}
 
-from bench_child import WRAPPER  # noqa: E402,F401  (one child: wall, tree cpu, peak RSS; other benches import it from here too)
+import bench_child  # noqa: E402  (the measuring wrapper: wall, tree cpu, peak RSS)
 
 PANDAS = r'''
 import json, sys
@@ -64,18 +64,11 @@ def command(tool, path):
 
 def measure(tool, path, home, timeout):
     argv, cwd, stdin, extra = command(tool, path)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home,
-           "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    env.update(extra)
+    env = dict(bench_child.host_env(home), **extra)
     t0 = time.time()
-    try:
-        proc = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    if proc.returncode != 0:
-        return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
-    res = json.loads(proc.stdout.decode("utf-8"))
+    res = bench_child.run_child(argv, cwd, stdin, env, timeout)
+    if "error" in res:
+        return res
     res["outer_wall"] = time.time() - t0
     if res["code"] != 0:
         return {"error": (res["err"] or res["out"]).strip().splitlines()[-1:] or ["exit %d" % res["code"]]}

@@ -37,6 +37,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import bench_calc  # noqa: E402  (the measuring wrapper)
+import bench_child  # noqa: E402  (the measuring wrapper and the host environment)
 import bench_readers  # noqa: E402  (the ledger generator and data folder)
 
 CLEAN_ARGS = {"date_columns": ["日期"]}
@@ -167,16 +168,9 @@ def measure(tool, path, home, timeout):
     if os.path.exists(out):
         os.remove(out)
     argv, cwd, stdin = command(tool, path, out)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": home,
-           "PYTHONPATH": os.path.join(ROOT, "tools", "pydeps")}
-    try:
-        proc = subprocess.run([sys.executable, "-c", bench_calc.WRAPPER, json.dumps([argv, cwd, stdin])], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout > %d s" % timeout}
-    if proc.returncode != 0:
-        return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
-    res = json.loads(proc.stdout.decode("utf-8"))
+    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    if "error" in res:
+        return res
     if os.path.exists(out):
         res["size"] = os.path.getsize(out)
         os.remove(out)
