@@ -231,3 +231,49 @@ def test_ods_fast_row_leaves_a_repeat_past_the_budget_to_add_row():
     assert ods_text._FastRows().row(body, budget) is None and budget == [10]
     budget = [50]
     assert ods_text._FastRows().row(body, budget) == ["a"] + ["b"] * 50 and budget == [1]
+
+
+def _revalued(body):
+    """The same row with other values in the same attributes (a row of the same shape)."""
+    return (body.replace(b'value="21"', b'value="7"').replace(b'value="1"', b'value="0"')
+            .replace(b"2024-09-01", b"2025-02-03").replace("华东".encode(), "华北".encode()).replace(b">TRUE<", b">FALSE<").replace(b">x<", b">1<"))
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_ROWS))
+def test_ods_row_shapes_read_later_rows_like_the_general_path(name):
+    """The second row of a shape is matched whole by the shape's regex (no cell regex): the
+    values and the repeat budget are the general path's, with the same or other values."""
+    fast = ods_text._FastRows()
+    body = "".join(PLAIN_ROWS[name]).encode("utf-8")
+    fast.row(body, [10 ** 6])
+    assert fast.shapes, "a plain row leaves its shape"
+    for other in (body, _revalued(body), b"  " + body + b"\n"):
+        budget, general_budget = [10 ** 6], [10 ** 6]
+        got = fast.row(b"<x>" + other + b"</x>", budget, 3, 3 + len(other))
+        assert repr(got) == repr(general_values(other, general_budget))
+        assert budget == general_budget
+    assert fast.builds == 1, "rows of the same shape compile nothing new"
+
+
+def test_ods_row_shapes_decline_and_switch():
+    fast = ods_text._FastRows()
+    a = "".join(PLAIN_ROWS["numbers"]).encode()
+    b = "".join(PLAIN_ROWS["strings"]).encode()
+    for body in (a, b, a, b):
+        assert fast.row(body, [10 ** 6]) == general_values(body)
+    assert fast.builds == 2 and len(fast.shapes) == 2
+    for name in sorted(OTHER_ROWS):         # a shape never takes what the cell regex declines
+        assert fast.row("".join(OTHER_ROWS[name]).encode(), [10 ** 6]) is None
+    # a repeat past the budget in a shaped row still goes to add_row, nothing charged
+    body = "".join([c("string", text="a"), c("string", text="b", extra=' table:number-columns-repeated="50"')]).encode()
+    assert fast.row(body, [100]) is not None
+    budget = [10]
+    assert fast.row(body.replace(b">a<", b">z<"), budget) is None and budget == [10]
+
+
+def test_ods_row_shapes_are_bounded():
+    fast = ods_text._FastRows()
+    for k in range(fast.MAX_BUILDS + 20):
+        body = c("string", text="v", extra=' table:style-name="ce%d"' % k).encode()
+        assert fast.row(body, [10 ** 6]) == ["v"]
+    assert fast.builds == fast.MAX_BUILDS and len(fast.shapes) == fast.MAX_SHAPES

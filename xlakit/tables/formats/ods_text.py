@@ -84,22 +84,59 @@ class _FastRows(object):
     rest, which repeats (style, type) and is decoded once. ``row`` gives None for anything but a
     row of plain cells (a cell with rich content, a span, a repeat past the cells budget, more
     than MAX_COLS columns, text between cells, any other element): such a
-    row goes through ``_text_cells`` + ``add_row``, so the values are the same either way."""
+    row goes through ``_text_cells`` + ``add_row``, so the values are the same either way.
+
+    Row shapes: the rows of a ledger repeat the same cells with the same attributes; only the
+    values and paragraph texts change. A row read by the cell regex leaves its *shape* (its
+    cells' attribute texts as literals, a group for each value and paragraph) as one compiled
+    regex, and the next rows are matched whole against the shapes met so far (most recent
+    first): one C-level match per row and no per-cell attribute lookups. A row that fits no
+    shape is read cell by cell as before. The shape holds each cell's (type, repeat) from
+    ``_meta``, so a row matched by a shape gives what the cell regex would give; the number of
+    shapes built per sheet is bounded (a compile costs about a millisecond), after which rows
+    that fit none are read cell by cell."""
+
+    MAX_SHAPES = 8          # tried per row, most recent first
+    MAX_BUILDS = 64         # shapes compiled per sheet
 
     def __init__(self):
         self.meta = {}          # (attributes before, after the value) -> (type, columns repeated)
         self.texts = {}         # paragraph XML -> its text (category columns repeat)
         self.dates = {}         # date-value -> date / datetime
+        self.shapes = []        # [(compiled row regex, plan)], most recently used first
+        self.builds = 0
 
-    def row(self, body, budget):
-        """The row's values, or None; ``budget`` is add_row's (cells repeats may still add),
-        charged only when the row is read here."""
+    def row(self, body, budget, start=0, end=None):
+        """The values of the row ``body[start:end]``, or None; ``budget`` is add_row's (cells
+        repeats may still add), charged only when the row is read here."""
+        if end is None:
+            end = len(body)
+        shapes = self.shapes
+        for k, shape in enumerate(shapes):
+            m = shape[0].fullmatch(body, start, end)
+            if m is not None:
+                if k:
+                    shapes.insert(0, shapes.pop(k))
+                return self._shaped(shape[1], m.groups(), budget)
+        if start or end != len(body):
+            body = body[start:end]
+        tail = body.rfind(b">") + 1
+        if tail < len(body) and body[tail:].strip():
+            return None             # text after the last cell
+        cells = _FAST_CELL_RE.findall(body)
+        values = self._cells(cells, budget)
+        if values is not None and self.builds < self.MAX_BUILDS:
+            self._shape(cells, body)
+        return values
+
+    def _cells(self, cells, budget):
+        """The row's values from the cell regex's matches, or None."""
         values = []
         col = filled = 0            # the next cell's column; len(values)
         spent = 0                   # cells added by repeats, charged to the budget at the end
         meta_cache = self.meta
-        texts = self.texts
-        for junk, before, vname, raw, after, inner, other in _FAST_CELL_RE.findall(body):
+        value_of = self._value
+        for junk, before, vname, raw, after, inner, other in cells:
             if other or junk and junk.strip():
                 return None
             meta = meta_cache.get((before, after))
@@ -110,43 +147,7 @@ class _FastRows(object):
             vt, n = meta
             if col + n > MAX_COLS:
                 return None
-            value = None
-            if vt is _STRING and vname != b"string-value" or vt is _TEXT:
-                if inner:           # the paragraph's text, decoded once per distinct paragraph
-                    value = texts.get(inner)
-                    if value is None:
-                        value = self._text(inner)
-                    if not value:
-                        value = None
-            elif (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
-                try:
-                    value = float(raw)
-                except ValueError:
-                    value = None
-                else:
-                    if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
-                        value = int(value)
-                    if (value == 0 or value == 1) and vt is _FLOAT and inner:
-                        shown = self._text(inner).strip()
-                        if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
-                            value = bool(value)
-                if value is None and inner:
-                    value = self._text(inner) or None
-            elif vt is _DATE and vname == b"date-value" and raw:
-                value = self.dates.get(raw)
-                if value is None:
-                    value = parse_date(raw.decode("utf-8", "replace"))
-                    if len(self.dates) < 100000:
-                        self.dates[raw] = value
-            elif vt is _STRING:
-                value = _unescape(raw) or None
-            elif vt is _TIME and vname == b"time-value" and raw:
-                value = parse_duration(raw.decode("utf-8", "replace"))
-            elif vt is _BOOLEAN and vname == b"boolean-value" and \
-                    raw.strip().lower() in (b"true", b"1", b"false", b"0"):
-                value = raw.strip().lower() in (b"true", b"1")
-            elif inner:
-                value = self._text(inner) or None
+            value = value_of(vt, vname, raw, inner)
             if value is not None:
                 if filled < col:
                     values.extend([None] * (col - filled))
@@ -159,11 +160,113 @@ class _FastRows(object):
                     values.extend([value] * n)
                 filled = col + n
             col += n
-        end = body.rfind(b">") + 1
-        if end < len(body) and body[end:].strip():
-            return None
         budget[0] -= spent
         return values
+
+    def _shaped(self, plan, groups, budget):
+        """The row's values from a shape's match: ``plan`` is [(column, repeat, type, value
+        attribute name, whether the paragraph is the value)] of the cells that can hold a
+        value, ``groups`` their (value attribute, paragraph) pairs in order."""
+        values = []
+        filled = spent = 0
+        texts = self.texts
+        value_of = self._value
+        i = 0
+        for col, n, vt, vname, is_text in plan:
+            raw = groups[i]
+            inner = groups[i + 1]
+            i += 2
+            if is_text:             # the common case inline: the paragraph's text, cached
+                value = texts.get(inner) or self._text(inner) or None
+            else:
+                value = value_of(vt, vname, raw, inner)
+            if value is not None:
+                if filled < col:
+                    values.extend([None] * (col - filled))
+                if n == 1:
+                    values.append(value)
+                else:
+                    if n > budget[0] - spent:
+                        return None
+                    spent += n - 1
+                    values.extend([value] * n)
+                filled = col + n
+        budget[0] -= spent
+        return values
+
+    def _shape(self, cells, body):
+        """Compile the shape of a row the cell regex read (``cells``, all known to ``_meta``)."""
+        blank = rb"[ \t\n\r\x0b\x0c]*"          # what ``junk.strip()`` leaves empty
+        parts = []
+        plan = []
+        col = 0
+        for junk, before, vname, raw, after, inner, other in cells:
+            vt, n = self.meta[(before, after)]
+            parts.append(blank + b"<table:table-cell" + re.escape(before))
+            if vname:
+                parts.append(b" office:" + vname + b'="([^"]*)"')
+            parts.append(re.escape(after))
+            if inner.startswith(b"<text:p>"):
+                content = b"(?:>(<text:p>[^<]*</text:p>)</table:table-cell>)"
+            elif inner:
+                content = b"(?:>(<text:p/>)</table:table-cell>)"
+            else:
+                content = b"(?:/>|></table:table-cell>)()"
+            if vname or inner.startswith(b"<text:p>"):
+                if not vname:
+                    parts.append(b"()")
+                plan.append((col, n, vt, vname, vt is _TEXT or vt is _STRING and vname != b"string-value"))
+                parts.append(content)
+            else:                   # no value attribute, no text: always empty
+                parts.append(content.replace(b"(<text:p/>)", b"<text:p/>").replace(b"()", b""))
+            col += n
+        parts.append(blank)
+        try:
+            regex = re.compile(b"".join(parts))
+        except (re.error, RecursionError, OverflowError):
+            return
+        self.builds += 1
+        self.shapes.insert(0, (regex, plan))
+        del self.shapes[self.MAX_SHAPES:]
+
+    def _value(self, vt, vname, raw, inner):
+        """One plain cell's value: its type (``_meta``), value attribute name and text, paragraph XML."""
+        if vt is _STRING and vname != b"string-value" or vt is _TEXT:
+            if inner:           # the paragraph's text, decoded once per distinct paragraph
+                return self.texts.get(inner) or self._text(inner) or None
+            return None
+        if (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
+            try:
+                value = float(raw)
+            except ValueError:
+                value = None
+            else:
+                if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
+                    value = int(value)
+                if (value == 0 or value == 1) and vt is _FLOAT and inner:
+                    shown = self._text(inner).strip()
+                    if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
+                        value = bool(value)
+            if value is None and inner:
+                value = self._text(inner) or None
+            return value
+        if vt is _DATE and vname == b"date-value" and raw:
+            value = self.dates.get(raw)
+            if value is None:
+                value = parse_date(raw.decode("utf-8", "replace"))
+                if len(self.dates) < 100000:
+                    self.dates[raw] = value
+            return value
+        if vt is _STRING:
+            return _unescape(raw) or None
+        if vt is _TIME and vname == b"time-value" and raw:
+            return parse_duration(raw.decode("utf-8", "replace"))
+        if vt is _BOOLEAN and vname == b"boolean-value" and \
+                raw.strip().lower() in (b"true", b"1", b"false", b"0"):
+            return raw.strip().lower() in (b"true", b"1")
+        if inner:
+            return self._text(inner) or None
+        return None
 
     def _text(self, inner):
         """The text of a plain paragraph (``<text:p>…</text:p>`` or ``<text:p/>``), cached."""
@@ -301,8 +404,7 @@ def parse_text(book, info):
                             eof = not chunk
                             buf, pos = buf[pos:] + chunk, 0
                             continue
-                        body = buf[gt + 1:close]
-                        values = fast_row(body, budget) if repeat == 1 else None
+                        values = fast_row(buf, budget, gt + 1, close) if repeat == 1 else None
                         if values is not None:
                             # what add_row does with one row of plain cells
                             rownum += 1
@@ -313,7 +415,7 @@ def parse_text(book, info):
                                 if rownum > sheet.nrows:
                                     sheet.nrows = rownum
                         else:
-                            cells = _text_cells(body, cache, wrap)
+                            cells = _text_cells(buf[gt + 1:close], cache, wrap)
                             rownum, hit = add_row(sheet, rownum, repeat, cells, budget)
                             capped = capped or hit
                         if time.monotonic() > book._stop_at:
