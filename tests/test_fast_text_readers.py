@@ -277,3 +277,46 @@ def test_ods_row_shapes_are_bounded():
         body = c("string", text="v", extra=' table:style-name="ce%d"' % k).encode()
         assert fast.row(body, [10 ** 6]) == ["v"]
     assert fast.builds == fast.MAX_BUILDS and len(fast.shapes) == fast.MAX_SHAPES
+
+
+@pytest.mark.parametrize("chunk", [61, 509, 1 << 20])
+def test_ods_rows_of_known_shapes_read_as_the_tree_parser_does(tmp_path, monkeypatch, chunk):
+    """Ledger-like rows (a few shapes, values changing, blanks between some rows, a repeat of 1
+    that passes the budget, a repeated row) read whole by the shapes: the same rows as the tree
+    parser, also with the XML cut into small chunks (a row cut at a chunk's end is not matched)."""
+    monkeypatch.setattr(ods_text, "CHUNK", chunk)
+    monkeypatch.setattr(ods_text, "MAX_REPEAT_CELLS", 50)
+    rows = []
+    for i in range(300):
+        cells = [c("date", ("office:date-value", "2024-%02d-%02d" % (i % 12 + 1, i % 28 + 1)), "d",
+                   extra=' table:style-name="ce1"'),
+                 c("string", text=["华东", "华北", "a &amp; b", ""][i % 4]),
+                 c("float", ("office:value", str(i % 7)), ["TRUE", "FALSE", "x"][i % 3])]
+        if i % 5 == 0:
+            cells.append(c("float", ("office:value", "%d.5" % i), "v", extra=' table:number-columns-repeated="2"'))
+        if i % 11 == 0:
+            cells.append(c("string", text="备注%d" % i))
+        cells.append(c(extra=' table:number-columns-repeated="16374"'))
+        style = ' table:style-name="ro%d"' % (i % 2 + 1)
+        rows.append("%s<table:table-row%s>%s</table:table-row>" % ("\n " if i % 17 == 0 else "", style,
+                                                                   "".join(cells)))
+    rows.append('<table:table-row table:number-rows-repeated="2">%s</table:table-row>' % c("string", text="两行"))
+    rows.append('<table:table-row table:number-rows-repeated="1048000"><table:table-cell/></table:table-row>')
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content %s><office:body><office:spreadsheet>'
+               '<table:table table:name="S">%s</table:table><table:table table:name="T"><table:table-row>%s'
+               '</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>'
+               % (NS, "".join(rows), c("string", text="t")))
+    path = str(tmp_path / "shapes.ods")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")
+        zf.writestr("content.xml", content)
+    out = []
+    for reader in ("fast", "tree"):
+        monkeypatch.setattr("xlakit.tables.formats.ods.MAX_REPEAT_CELLS", 50)
+        with tf.open_book(path, reader=reader) as book:
+            out.append(repr([(s.name, list(book.rows(s.name)), book.merges(s.name), book.dimensions(s.name))
+                             for s in book.sheets] + [book.warnings]))
+            if reader == "fast":
+                assert book.fallback_reason is None, book.fallback_reason
+    assert out[0] == out[1]
+    assert ", True" in out[0] and "'备注11'" in out[0] and "超过 50 个" in out[0]

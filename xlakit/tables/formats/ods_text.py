@@ -46,6 +46,7 @@ _FAST_CELL_RE = re.compile(
     rb'(?:/>|>(<text:p>[^<]*</text:p>|<text:p/>)?</table:table-cell>)'
     rb'|(<))')      # any other "<": the row is not plain
 _ATTRS_RE = re.compile(rb'(?: [\w.-]+:[\w.-]+="[^"]*")*')
+_VALUE = b"\0VALUE\0"        # where a shape's value groups go (see _FastRows._shape)
 _VALUE_NAMES = (b"value", b"date-value", b"time-value", b"boolean-value", b"string-value")
 _VALUE_KEYS = frozenset(b"office:" + n for n in _VALUE_NAMES)
 # The fast path's value types (compared by identity). Only a float 1/0 can be a boolean shown
@@ -103,12 +104,30 @@ class _FastRows(object):
         self.meta = {}          # (attributes before, after the value) -> (type, columns repeated)
         self.texts = {}         # paragraph XML -> its text (category columns repeat)
         self.dates = {}         # date-value -> date / datetime
-        self.shapes = []        # [(compiled row regex, plan)], most recently used first
+        self.shapes = []        # [(compiled regex of a row's cells, plan)], most recently used first
+        self.whole_shapes = []  # [(compiled regex of a whole row, start tag included, plan)], the same
         self.builds = 0
 
-    def row(self, body, budget, start=0, end=None):
+    def whole(self, buf, pos, budget):
+        """(values, end) of the row starting at ``buf[pos:]`` (blanks, its start tag, cells,
+        its end tag) when it fits a whole-row shape; None otherwise (or when a repeat passes the
+        budget), and the caller then cuts the row out itself. Only rows not repeated leave such
+        shapes (``row``'s ``row_tag``), and their value groups take no ``<``, so the match ends at
+        the first ``</table:table-row>``, where the caller would cut."""
+        shapes = self.whole_shapes
+        for k, shape in enumerate(shapes):
+            m = shape[0].match(buf, pos)
+            if m is not None:
+                if k:
+                    shapes.insert(0, shapes.pop(k))
+                values = self._shaped(shape[1], m.groups(), budget)
+                return None if values is None else (values, m.end())
+        return None
+
+    def row(self, body, budget, start=0, end=None, row_tag=None):
         """The values of the row ``body[start:end]``, or None; ``budget`` is add_row's (cells
-        repeats may still add), charged only when the row is read here."""
+        repeats may still add), charged only when the row is read here. ``row_tag``: the row's
+        start tag, given for a row not repeated (its shape is then kept for ``whole`` too)."""
         if end is None:
             end = len(body)
         shapes = self.shapes
@@ -126,7 +145,7 @@ class _FastRows(object):
         cells = _FAST_CELL_RE.findall(body)
         values = self._cells(cells, budget)
         if values is not None and self.builds < self.MAX_BUILDS:
-            self._shape(cells, body)
+            self._shape(cells, row_tag)
         return values
 
     def _cells(self, cells, budget):
@@ -194,8 +213,9 @@ class _FastRows(object):
         budget[0] -= spent
         return values
 
-    def _shape(self, cells, body):
-        """Compile the shape of a row the cell regex read (``cells``, all known to ``_meta``)."""
+    def _shape(self, cells, row_tag):
+        """Compile the shape of a row the cell regex read (``cells``, all known to ``_meta``);
+        with ``row_tag`` also its whole-row form."""
         blank = rb"[ \t\n\r\x0b\x0c]*"          # what ``junk.strip()`` leaves empty
         parts = []
         plan = []
@@ -204,7 +224,7 @@ class _FastRows(object):
             vt, n = self.meta[(before, after)]
             parts.append(blank + b"<table:table-cell" + re.escape(before))
             if vname:
-                parts.append(b" office:" + vname + b'="([^"]*)"')
+                parts.append(b" office:" + vname + b'="(' + _VALUE + b')"')
             parts.append(re.escape(after))
             if inner.startswith(b"<text:p>"):
                 content = b"(?:>(<text:p>[^<]*</text:p>)</table:table-cell>)"
@@ -221,13 +241,19 @@ class _FastRows(object):
                 parts.append(content.replace(b"(<text:p/>)", b"<text:p/>").replace(b"()", b""))
             col += n
         parts.append(blank)
+        cells_re = b"".join(parts)
         try:
-            regex = re.compile(b"".join(parts))
+            regex = re.compile(cells_re.replace(_VALUE, rb'[^"]*'))
+            whole = row_tag and re.compile(blank + re.escape(row_tag) + cells_re.replace(_VALUE, rb'[^"<]*')
+                                           + b"</table:table-row>")
         except (re.error, RecursionError, OverflowError):
             return
         self.builds += 1
         self.shapes.insert(0, (regex, plan))
         del self.shapes[self.MAX_SHAPES:]
+        if whole:
+            self.whole_shapes.insert(0, (whole, plan))
+            del self.whole_shapes[self.MAX_SHAPES:]
 
     def _value(self, vt, vname, raw, inner):
         """One plain cell's value: its type (``_meta``), value attribute name and text, paragraph XML."""
@@ -308,7 +334,8 @@ def parse_text(book, info):
     capped = False
     cache = {}
     wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in book._root_ns) + b">", b"</w>")
-    fast_row = _FastRows().row
+    fast = _FastRows()
+    fast_row, whole_row = fast.row, fast.whole
     row_repeats = {}        # row start tag -> rows repeated, checked once per distinct tag
     index = -1
     rownum = 0
@@ -356,55 +383,64 @@ def parse_text(book, info):
                     pos = gt + 1
                     # rows of this table until its end tag
                     while True:
-                        r = _ROW_OR_END_RE.search(buf, pos)
-                        if r is None or r.end() + 1 >= len(buf):
-                            if eof:
-                                raise _Fallback("end of data inside the sheet")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        found, start = r.group(0), r.start()
-                        if found.startswith(b"</"):
-                            if b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]:
+                        hit = whole_row(buf, pos, budget)
+                        if hit is not None:     # a row of a known shape, cut out and read by one match
+                            values, pos = hit
+                        else:
+                            r = _ROW_OR_END_RE.search(buf, pos)
+                            if r is None or r.end() + 1 >= len(buf):
+                                if eof:
+                                    raise _Fallback("end of data inside the sheet")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            found, start = r.group(0), r.start()
+                            if found.startswith(b"</"):
+                                if b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]:
+                                    raise _Fallback("comment")
+                                break
+                            if start != pos and (b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]):
                                 raise _Fallback("comment")
-                            break
-                        if start != pos and (b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]):
-                            raise _Fallback("comment")
-                        if found.startswith(b"<table:table ") or found.startswith(b"<table:table>"):
-                            raise _Fallback("nested table")
-                        gt = buf.find(b">", r.end() - 1)
-                        if gt < 0:
-                            if eof:
-                                raise _Fallback("cut row tag")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        row_tag = buf[start:gt + 1]
-                        repeat = row_repeats.get(row_tag)
-                        if repeat is None:
-                            if row_tag.count(b'"') % 2 or b"='" in row_tag:
-                                raise _Fallback("odd attribute quoting")
-                            repeat = 1
-                            k = row_tag.find(b'number-rows-repeated="')
-                            if k >= 0:
-                                repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
-                            if len(row_repeats) < 1024:
-                                row_repeats[row_tag] = repeat
-                        if row_tag.endswith(b"/>"):
-                            rownum += repeat
-                            pos = gt + 1
-                            continue
-                        close = buf.find(b"</table:table-row>", gt)
-                        if close < 0:
-                            if eof:
-                                raise _Fallback("cut row")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        values = fast_row(buf, budget, gt + 1, close) if repeat == 1 else None
+                            if found.startswith(b"<table:table ") or found.startswith(b"<table:table>"):
+                                raise _Fallback("nested table")
+                            gt = buf.find(b">", r.end() - 1)
+                            if gt < 0:
+                                if eof:
+                                    raise _Fallback("cut row tag")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            row_tag = buf[start:gt + 1]
+                            repeat = row_repeats.get(row_tag)
+                            if repeat is None:
+                                if row_tag.count(b'"') % 2 or b"='" in row_tag:
+                                    raise _Fallback("odd attribute quoting")
+                                repeat = 1
+                                k = row_tag.find(b'number-rows-repeated="')
+                                if k >= 0:
+                                    repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
+                                if len(row_repeats) < 1024:
+                                    row_repeats[row_tag] = repeat
+                            if row_tag.endswith(b"/>"):
+                                rownum += repeat
+                                pos = gt + 1
+                                continue
+                            close = buf.find(b"</table:table-row>", gt)
+                            if close < 0:
+                                if eof:
+                                    raise _Fallback("cut row")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            values = fast_row(buf, budget, gt + 1, close, row_tag) if repeat == 1 else None
+                            if values is None:
+                                cells = _text_cells(buf[gt + 1:close], cache, wrap)
+                                rownum, cap_hit = add_row(sheet, rownum, repeat, cells, budget)
+                                capped = capped or cap_hit
+                            pos = close + 18
                         if values is not None:
                             # what add_row does with one row of plain cells
                             rownum += 1
@@ -414,13 +450,8 @@ def parse_text(book, info):
                                     sheet.ncols = len(values)
                                 if rownum > sheet.nrows:
                                     sheet.nrows = rownum
-                        else:
-                            cells = _text_cells(buf[gt + 1:close], cache, wrap)
-                            rownum, hit = add_row(sheet, rownum, repeat, cells, budget)
-                            capped = capped or hit
                         if time.monotonic() > book._stop_at:
                             raise _OutOfTime(sheet, rownum)
-                        pos = close + 18
                     break
                 # another sheet: skip to its end
                 end = buf.find(b"</table:table>", gt)
