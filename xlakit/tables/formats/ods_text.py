@@ -17,6 +17,7 @@ Three levels, each handing what it does not know to the next:
 The value rules themselves (types, dates, durations, booleans shown TRUE/FALSE, repeats and
 their caps) are ``ods``'s, shared with the tree parser.
 """
+import functools
 import html
 import re
 import time
@@ -76,6 +77,17 @@ def _plain_text(inner):
     return None
 
 
+class _Paragraphs(dict):
+    """Paragraph XML (``<text:p>…</text:p>``, ``<text:p/>`` or b"") -> the value of a cell whose
+    value is its text (the text, None when empty), decoded on first use: category columns repeat."""
+
+    def __missing__(self, inner):
+        value = _plain_text(inner) or None
+        if len(self) < 100000:
+            self[inner] = value
+        return value
+
+
 class _FastRows(object):
     """The values of a row of plain cells, from one regex pass over the row's XML.
 
@@ -104,6 +116,7 @@ class _FastRows(object):
         self.meta = {}          # (attributes before, after the value) -> (type, columns repeated)
         self.texts = {}         # paragraph XML -> its text (category columns repeat)
         self.dates = {}         # date-value -> date / datetime
+        self.paragraphs = _Paragraphs()
         self.shapes = []        # [(compiled regex of a row's cells, plan)], most recently used first
         self.whole_shapes = []  # [(compiled regex of a whole row, start tag included, plan)], the same
         self.builds = 0
@@ -183,20 +196,30 @@ class _FastRows(object):
         return values
 
     def _shaped(self, plan, groups, budget):
-        """The row's values from a shape's match: ``plan`` is [(column, repeat, type, value
+        """The row's values from a shape's match: ``plan`` is ([(column, repeat, type, value
         attribute name, whether the paragraph is the value)] of the cells that can hold a
-        value, ``groups`` their (value attribute, paragraph) pairs in order."""
+        value, their converters or None), ``groups`` their (value attribute, paragraph) pairs
+        in order."""
+        cells, convs = plan
+        paragraphs = self.paragraphs
+        if convs is not None:
+            # one cell per column from the first, none repeated (a ledger row): the list in one
+            # go, a paragraph's value straight from its cache; trailing empties dropped as below
+            values = [paragraphs[inner] if conv is None else conv(raw, inner)
+                      for conv, raw, inner in zip(convs, groups[0::2], groups[1::2])]
+            while values and values[-1] is None:
+                values.pop()
+            return values
         values = []
         filled = spent = 0
-        texts = self.texts
         value_of = self._value
         i = 0
-        for col, n, vt, vname, is_text in plan:
+        for col, n, vt, vname, is_text in cells:
             raw = groups[i]
             inner = groups[i + 1]
             i += 2
-            if is_text:             # the common case inline: the paragraph's text, cached
-                value = texts.get(inner) or self._text(inner) or None
+            if is_text:             # the common case inline: the paragraph's value, cached
+                value = paragraphs[inner]
             else:
                 value = value_of(vt, vname, raw, inner)
             if value is not None:
@@ -241,6 +264,11 @@ class _FastRows(object):
                 parts.append(content.replace(b"(<text:p/>)", b"<text:p/>").replace(b"()", b""))
             col += n
         parts.append(blank)
+        convs = None
+        if all(cell[0] == k and cell[1] == 1 for k, cell in enumerate(plan)):
+            convs = tuple(None if is_text else functools.partial(self._value, vt, vname)
+                          for _col, _n, vt, vname, is_text in plan)
+        plan = (plan, convs)
         cells_re = b"".join(parts)
         try:
             regex = re.compile(cells_re.replace(_VALUE, rb'[^"]*'))
@@ -258,9 +286,7 @@ class _FastRows(object):
     def _value(self, vt, vname, raw, inner):
         """One plain cell's value: its type (``_meta``), value attribute name and text, paragraph XML."""
         if vt is _STRING and vname != b"string-value" or vt is _TEXT:
-            if inner:           # the paragraph's text, decoded once per distinct paragraph
-                return self.texts.get(inner) or self._text(inner) or None
-            return None
+            return self.paragraphs[inner]     # decoded once per distinct paragraph
         if (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
             try:
                 value = float(raw)
