@@ -266,8 +266,7 @@ class _FastRows(object):
         parts.append(blank)
         convs = None
         if all(cell[0] == k and cell[1] == 1 for k, cell in enumerate(plan)):
-            convs = tuple(None if is_text else functools.partial(self._value, vt, vname)
-                          for _col, _n, vt, vname, is_text in plan)
+            convs = tuple(self._converter(vt, vname, is_text) for _col, _n, vt, vname, is_text in plan)
         plan = (plan, convs)
         cells_re = b"".join(parts)
         try:
@@ -283,32 +282,25 @@ class _FastRows(object):
             self.whole_shapes.insert(0, (whole, plan))
             del self.whole_shapes[self.MAX_SHAPES:]
 
+    def _converter(self, vt, vname, is_text):
+        """``conv(raw, inner)`` giving what ``_value`` gives for this type and value attribute
+        (None: the paragraph's value, from ``paragraphs``)."""
+        if is_text:
+            return None
+        if vt is _FLOAT and vname == b"value":
+            return self._number
+        if vt is _DATE and vname == b"date-value":
+            return self._date
+        return functools.partial(self._value, vt, vname)
+
     def _value(self, vt, vname, raw, inner):
         """One plain cell's value: its type (``_meta``), value attribute name and text, paragraph XML."""
         if vt is _STRING and vname != b"string-value" or vt is _TEXT:
             return self.paragraphs[inner]     # decoded once per distinct paragraph
         if (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
-            try:
-                value = float(raw)
-            except ValueError:
-                value = None
-            else:
-                if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
-                    value = int(value)
-                if (value == 0 or value == 1) and vt is _FLOAT and inner:
-                    shown = self._text(inner).strip()
-                    if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
-                        value = bool(value)
-            if value is None and inner:
-                value = self._text(inner) or None
-            return value
-        if vt is _DATE and vname == b"date-value" and raw:
-            value = self.dates.get(raw)
-            if value is None:
-                value = parse_date(raw.decode("utf-8", "replace"))
-                if len(self.dates) < 100000:
-                    self.dates[raw] = value
-            return value
+            return self._number(raw, inner, vt)
+        if vt is _DATE and vname == b"date-value":
+            return self._date(raw, inner)
         if vt is _STRING:
             return _unescape(raw) or None
         if vt is _TIME and vname == b"time-value" and raw:
@@ -319,6 +311,34 @@ class _FastRows(object):
         if inner:
             return self._text(inner) or None
         return None
+
+    def _number(self, raw, inner, vt=_FLOAT):
+        """A float/percentage/currency cell with an ``office:value``."""
+        try:
+            value = float(raw)
+        except ValueError:
+            value = None
+        else:
+            if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
+                value = int(value)
+            if (value == 0 or value == 1) and vt is _FLOAT and inner:
+                shown = self._text(inner).strip()
+                if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
+                    value = bool(value)
+        if value is None and inner:
+            value = self._text(inner) or None
+        return value
+
+    def _date(self, raw, inner):
+        """A date cell with an ``office:date-value`` (an empty one: the paragraph's text)."""
+        if not raw:
+            return self._text(inner) or None if inner else None
+        value = self.dates.get(raw)
+        if value is None:
+            value = parse_date(raw.decode("utf-8", "replace"))
+            if len(self.dates) < 100000:
+                self.dates[raw] = value
+        return value
 
     def _text(self, inner):
         """The text of a plain paragraph (``<text:p>…</text:p>`` or ``<text:p/>``), cached."""
