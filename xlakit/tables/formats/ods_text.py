@@ -107,7 +107,8 @@ class _FastRows(object):
     shape is read cell by cell as before. The shape holds each cell's (type, repeat) from
     ``_meta``, so a row matched by a shape gives what the cell regex would give; the number of
     shapes built per sheet is bounded (a compile costs about a millisecond), after which rows
-    that fit none are read cell by cell."""
+    that fit none are read cell by cell; and a sheet whose rows mostly fit no shape (more than
+    MAX_SHAPES shapes in turn) stops trying them, as every failed try costs up to a whole match."""
 
     MAX_SHAPES = 8          # tried per row, most recent first
     MAX_BUILDS = 64         # shapes compiled per sheet
@@ -120,6 +121,7 @@ class _FastRows(object):
         self.shapes = []        # [(compiled regex of a row's cells, plan)], most recently used first
         self.whole_shapes = []  # [(compiled regex of a whole row, start tag included, plan)], the same
         self.builds = 0
+        self.hits = self.misses = 0     # rows a shape read / rows read by the cell regex
 
     def whole(self, buf, pos, budget):
         """(values, end) of the row starting at ``buf[pos:]`` (blanks, its start tag, cells,
@@ -133,6 +135,7 @@ class _FastRows(object):
             if m is not None:
                 if k:
                     shapes.insert(0, shapes.pop(k))
+                self.hits += 1
                 values = self._shaped(shape[1], m.groups(), budget)
                 return None if values is None else (values, m.end())
         return None
@@ -149,6 +152,7 @@ class _FastRows(object):
             if m is not None:
                 if k:
                     shapes.insert(0, shapes.pop(k))
+                self.hits += 1
                 return self._shaped(shape[1], m.groups(), budget)
         if start or end != len(body):
             body = body[start:end]
@@ -157,8 +161,12 @@ class _FastRows(object):
             return None             # text after the last cell
         cells = _FAST_CELL_RE.findall(body)
         values = self._cells(cells, budget)
-        if values is not None and self.builds < self.MAX_BUILDS:
-            self._shape(cells, row_tag)
+        if values is not None:
+            self.misses += 1
+            if self.misses > 64 and self.misses * 4 > self.hits:
+                self.shapes, self.whole_shapes, self.builds = [], [], self.MAX_BUILDS   # shapes do not pay here
+            elif self.builds < self.MAX_BUILDS:
+                self._shape(cells, row_tag)
         return values
 
     def _cells(self, cells, budget):
