@@ -236,7 +236,8 @@ def test_ods_fast_row_leaves_a_repeat_past_the_budget_to_add_row():
 def _revalued(body):
     """The same row with other values in the same attributes (a row of the same shape)."""
     return (body.replace(b'value="21"', b'value="7"').replace(b'value="1"', b'value="0"')
-            .replace(b"2024-09-01", b"2025-02-03").replace("华东".encode(), "华北".encode()).replace(b">TRUE<", b">FALSE<").replace(b">x<", b">1<"))
+            .replace(b"2024-09-01", b"2025-02-03").replace("华东".encode(), "华北".encode())
+            .replace(b">TRUE<", b">FALSE<").replace(b">x<", b">1<"))
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN_ROWS))
