@@ -4,8 +4,11 @@ Why: a 100k-row LibreOffice ledger is 130 MB of XML; a tree walk reads it in abo
 a few. It reads only what it is sure of; anything else raises ``_Fallback`` and ``ods`` reads the
 sheet with the tree parser, so both give the same rows (the tests check that on every fixture).
 
-Three levels, each handing what it does not know to the next:
+Four levels, each handing what it does not know to the next:
 
+- ``_FastRows.whole`` / the shapes in ``_FastRows.row``: a row of the same cells and attributes
+  as an earlier plain row (a ledger's rows differ only in values) matched whole by that row's
+  compiled shape, values read column by column;
 - ``_FastRows.row``: a row of plain cells (one ``<text:p>`` of plain text at most, no span)
   from one regex ``findall``; each cell's value attribute comes
   apart from its other attributes, which repeat from row to row and are decoded once;
