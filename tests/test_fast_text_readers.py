@@ -231,3 +231,105 @@ def test_ods_fast_row_leaves_a_repeat_past_the_budget_to_add_row():
     assert ods_text._FastRows().row(body, budget) is None and budget == [10]
     budget = [50]
     assert ods_text._FastRows().row(body, budget) == ["a"] + ["b"] * 50 and budget == [1]
+
+
+def _revalued(body):
+    """The same row with other values in the same attributes (a row of the same shape)."""
+    return (body.replace(b'value="21"', b'value="7"').replace(b'value="1"', b'value="0"')
+            .replace(b"2024-09-01", b"2025-02-03").replace("华东".encode(), "华北".encode())
+            .replace(b">TRUE<", b">FALSE<").replace(b">x<", b">1<"))
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_ROWS))
+def test_ods_row_shapes_read_later_rows_like_the_general_path(name):
+    """The second row of a shape is matched whole by the shape's regex (no cell regex): the
+    values and the repeat budget are the general path's, with the same or other values."""
+    fast = ods_text._FastRows()
+    body = "".join(PLAIN_ROWS[name]).encode("utf-8")
+    fast.row(body, [10 ** 6])
+    assert fast.shapes, "a plain row leaves its shape"
+    for other in (body, _revalued(body), b"  " + body + b"\n"):
+        budget, general_budget = [10 ** 6], [10 ** 6]
+        got = fast.row(b"<x>" + other + b"</x>", budget, 3, 3 + len(other))
+        assert repr(got) == repr(general_values(other, general_budget))
+        assert budget == general_budget
+    assert fast.builds == 1, "rows of the same shape compile nothing new"
+
+
+def test_ods_row_shapes_decline_and_switch():
+    fast = ods_text._FastRows()
+    a = "".join(PLAIN_ROWS["numbers"]).encode()
+    b = "".join(PLAIN_ROWS["strings"]).encode()
+    for body in (a, b, a, b):
+        assert fast.row(body, [10 ** 6]) == general_values(body)
+    assert fast.builds == 2 and len(fast.shapes) == 2
+    for name in sorted(OTHER_ROWS):         # a shape never takes what the cell regex declines
+        assert fast.row("".join(OTHER_ROWS[name]).encode(), [10 ** 6]) is None
+    # a repeat past the budget in a shaped row still goes to add_row, nothing charged
+    body = "".join([c("string", text="a"), c("string", text="b", extra=' table:number-columns-repeated="50"')]).encode()
+    assert fast.row(body, [100]) is not None
+    budget = [10]
+    assert fast.row(body.replace(b">a<", b">z<"), budget) is None and budget == [10]
+
+
+def test_ods_row_shapes_are_bounded():
+    fast = ods_text._FastRows()
+    for k in range(fast.MAX_BUILDS + 1):
+        body = c("string", text="v", extra=' table:style-name="ce%d"' % k).encode()
+        for _ in range(6):          # rows of a shape met again, so shapes keep paying
+            assert fast.row(body, [10 ** 6]) == ["v"]
+    assert fast.builds == fast.MAX_BUILDS and len(fast.shapes) == fast.MAX_SHAPES
+
+
+@pytest.mark.parametrize("chunk", [61, 509, 1 << 20])
+def test_ods_rows_of_known_shapes_read_as_the_tree_parser_does(tmp_path, monkeypatch, chunk):
+    """Ledger-like rows (a few shapes, values changing, blanks between some rows, a repeat of 1
+    that passes the budget, a repeated row) read whole by the shapes: the same rows as the tree
+    parser, also with the XML cut into small chunks (a row cut at a chunk's end is not matched)."""
+    monkeypatch.setattr(ods_text, "CHUNK", chunk)
+    monkeypatch.setattr(ods_text, "MAX_REPEAT_CELLS", 50)
+    rows = []
+    for i in range(300):
+        cells = [c("date", ("office:date-value", "2024-%02d-%02d" % (i % 12 + 1, i % 28 + 1)), "d",
+                   extra=' table:style-name="ce1"'),
+                 c("string", text=["华东", "华北", "a &amp; b", ""][i % 4]),
+                 c("float", ("office:value", str(i % 7)), ["TRUE", "FALSE", "x"][i % 3])]
+        if i % 5 == 0:
+            cells.append(c("float", ("office:value", "%d.5" % i), "v", extra=' table:number-columns-repeated="2"'))
+        if i % 11 == 0:
+            cells.append(c("string", text="备注%d" % i))
+        cells.append(c(extra=' table:number-columns-repeated="16374"'))
+        style = ' table:style-name="ro%d"' % (i % 2 + 1)
+        rows.append("%s<table:table-row%s>%s</table:table-row>" % ("\n " if i % 17 == 0 else "", style,
+                                                                   "".join(cells)))
+    rows.append('<table:table-row table:number-rows-repeated="2">%s</table:table-row>' % c("string", text="两行"))
+    rows.append('<table:table-row table:number-rows-repeated="1048000"><table:table-cell/></table:table-row>')
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content %s><office:body><office:spreadsheet>'
+               '<table:table table:name="S">%s</table:table><table:table table:name="T"><table:table-row>%s'
+               '</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>'
+               % (NS, "".join(rows), c("string", text="t")))
+    path = str(tmp_path / "shapes.ods")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")
+        zf.writestr("content.xml", content)
+    out = []
+    for reader in ("fast", "tree"):
+        monkeypatch.setattr("xlakit.tables.formats.ods.MAX_REPEAT_CELLS", 50)
+        with tf.open_book(path, reader=reader) as book:
+            out.append(repr([(s.name, list(book.rows(s.name)), book.merges(s.name), book.dimensions(s.name))
+                             for s in book.sheets] + [book.warnings]))
+            if reader == "fast":
+                assert book.fallback_reason is None, book.fallback_reason
+    assert out[0] == out[1]
+    assert ", True" in out[0] and "'备注11'" in out[0] and "超过 50 个" in out[0]
+
+
+def test_ods_row_shapes_given_up_when_rows_fit_none():
+    """More shapes in turn than are tried: the rows are read cell by cell, shapes dropped."""
+    fast = ods_text._FastRows()
+    bodies = [(c("string", text="v") + c(extra=' table:number-columns-repeated="%d"' % (100 + k))).encode()
+              for k in range(fast.MAX_SHAPES + 2)]
+    for _ in range(20):
+        for body in bodies:
+            assert fast.row(body, [10 ** 6]) == ["v"]
+    assert fast.shapes == [] and fast.whole_shapes == [] and fast.builds == fast.MAX_BUILDS

@@ -370,8 +370,13 @@ class OdsBook(BaseBook):
 
     def _scan(self):
         """Sheet names and hidden flags, from the ``<table:table>`` start tags and the table
-        styles (``display="false"``) of a quick pass over the raw XML: no tree is built."""
+        styles (``display="false"``) of a quick pass over the raw XML: no tree is built.
+
+        The styles come before ``<office:body>`` (the schema orders the document's parts so), so
+        the chunks after the one holding that tag are not searched for styles: a search for
+        "display" that finds nothing costs a pass over each chunk (about 0.1 s of 130 MB)."""
         hidden_styles = set()
+        in_body = False
         tables = []
         tail = b""
         with self._open_content() as fh:
@@ -393,11 +398,13 @@ class OdsBook(BaseBook):
                     if root:
                         self._root_ns = _XMLNS_RE.findall(root.group(0))
                         self._utf8 = not re.match(rb"""\s*<\?xml[^>]*encoding=["'](?!utf-8)""", part[:200], re.I)
-                if b"style" in part and b"display" in part:
+                if not in_body and b"style" in part and b"display" in part:
                     for m in _STYLE_RE.finditer(part):
                         attrs = _attrs(m.group(1).decode("utf-8", "replace"))
                         if attrs.get("family") == "table" and _DISPLAY_FALSE_RE.search(m.group(3)):
                             hidden_styles.add(attrs.get("name"))
+                if not in_body and b"<office:body" in part:
+                    in_body = True
                 for w in _TABLE_WORD_RE.finditer(part):
                     # a search led by a literal skips the XML fast; _TABLE_TAG_RE then checks the
                     # word is a table start tag's name (from the "<" before it)

@@ -4,8 +4,11 @@ Why: a 100k-row LibreOffice ledger is 130 MB of XML; a tree walk reads it in abo
 a few. It reads only what it is sure of; anything else raises ``_Fallback`` and ``ods`` reads the
 sheet with the tree parser, so both give the same rows (the tests check that on every fixture).
 
-Three levels, each handing what it does not know to the next:
+Four levels, each handing what it does not know to the next:
 
+- ``_FastRows.whole`` / the shapes in ``_FastRows.row``: a row of the same cells and attributes
+  as an earlier plain row (a ledger's rows differ only in values) matched whole by that row's
+  compiled shape, values read column by column;
 - ``_FastRows.row``: a row of plain cells (one ``<text:p>`` of plain text at most, no span)
   from one regex ``findall``; each cell's value attribute comes
   apart from its other attributes, which repeat from row to row and are decoded once;
@@ -17,6 +20,7 @@ Three levels, each handing what it does not know to the next:
 The value rules themselves (types, dates, durations, booleans shown TRUE/FALSE, repeats and
 their caps) are ``ods``'s, shared with the tree parser.
 """
+import functools
 import html
 import re
 import time
@@ -46,6 +50,7 @@ _FAST_CELL_RE = re.compile(
     rb'(?:/>|>(<text:p>[^<]*</text:p>|<text:p/>)?</table:table-cell>)'
     rb'|(<))')      # any other "<": the row is not plain
 _ATTRS_RE = re.compile(rb'(?: [\w.-]+:[\w.-]+="[^"]*")*')
+_VALUE = b"\0VALUE\0"        # where a shape's value groups go (see _FastRows._shape)
 _VALUE_NAMES = (b"value", b"date-value", b"time-value", b"boolean-value", b"string-value")
 _VALUE_KEYS = frozenset(b"office:" + n for n in _VALUE_NAMES)
 # The fast path's value types (compared by identity). Only a float 1/0 can be a boolean shown
@@ -75,6 +80,17 @@ def _plain_text(inner):
     return None
 
 
+class _Paragraphs(dict):
+    """Paragraph XML (``<text:p>…</text:p>``, ``<text:p/>`` or b"") -> the value of a cell whose
+    value is its text (the text, None when empty), decoded on first use: category columns repeat."""
+
+    def __missing__(self, inner):
+        value = _plain_text(inner) or None
+        if len(self) < 100000:
+            self[inner] = value
+        return value
+
+
 class _FastRows(object):
     """The values of a row of plain cells, from one regex pass over the row's XML.
 
@@ -84,22 +100,86 @@ class _FastRows(object):
     rest, which repeats (style, type) and is decoded once. ``row`` gives None for anything but a
     row of plain cells (a cell with rich content, a span, a repeat past the cells budget, more
     than MAX_COLS columns, text between cells, any other element): such a
-    row goes through ``_text_cells`` + ``add_row``, so the values are the same either way."""
+    row goes through ``_text_cells`` + ``add_row``, so the values are the same either way.
+
+    Row shapes: the rows of a ledger repeat the same cells with the same attributes; only the
+    values and paragraph texts change. A row read by the cell regex leaves its *shape* (its
+    cells' attribute texts as literals, a group for each value and paragraph) as one compiled
+    regex, and the next rows are matched whole against the shapes met so far (most recent
+    first): one C-level match per row and no per-cell attribute lookups. A row that fits no
+    shape is read cell by cell as before. The shape holds each cell's (type, repeat) from
+    ``_meta``, so a row matched by a shape gives what the cell regex would give; the number of
+    shapes built per sheet is bounded (a compile costs about a millisecond), after which rows
+    that fit none are read cell by cell; and a sheet whose rows mostly fit no shape (more than
+    MAX_SHAPES shapes in turn) stops trying them, as every failed try costs up to a whole match."""
+
+    MAX_SHAPES = 8          # tried per row, most recent first
+    MAX_BUILDS = 64         # shapes compiled per sheet
 
     def __init__(self):
         self.meta = {}          # (attributes before, after the value) -> (type, columns repeated)
         self.texts = {}         # paragraph XML -> its text (category columns repeat)
         self.dates = {}         # date-value -> date / datetime
+        self.paragraphs = _Paragraphs()
+        self.shapes = []        # [(compiled regex of a row's cells, plan)], most recently used first
+        self.whole_shapes = []  # [(compiled regex of a whole row, start tag included, plan)], the same
+        self.builds = 0
+        self.hits = self.misses = 0     # rows a shape read / rows read by the cell regex
 
-    def row(self, body, budget):
-        """The row's values, or None; ``budget`` is add_row's (cells repeats may still add),
-        charged only when the row is read here."""
+    def whole(self, buf, pos, budget):
+        """(values, end) of the row starting at ``buf[pos:]`` (blanks, its start tag, cells,
+        its end tag) when it fits a whole-row shape; None otherwise (or when a repeat passes the
+        budget), and the caller then cuts the row out itself. Only rows not repeated leave such
+        shapes (``row``'s ``row_tag``), and their value groups take no ``<``, so the match ends at
+        the first ``</table:table-row>``, where the caller would cut."""
+        shapes = self.whole_shapes
+        for k, shape in enumerate(shapes):
+            m = shape[0].match(buf, pos)
+            if m is not None:
+                if k:
+                    shapes.insert(0, shapes.pop(k))
+                self.hits += 1
+                values = self._shaped(shape[1], m.groups(), budget)
+                return None if values is None else (values, m.end())
+        return None
+
+    def row(self, body, budget, start=0, end=None, row_tag=None):
+        """The values of the row ``body[start:end]``, or None; ``budget`` is add_row's (cells
+        repeats may still add), charged only when the row is read here. ``row_tag``: the row's
+        start tag, given for a row not repeated (its shape is then kept for ``whole`` too)."""
+        if end is None:
+            end = len(body)
+        shapes = self.shapes
+        for k, shape in enumerate(shapes):
+            m = shape[0].fullmatch(body, start, end)
+            if m is not None:
+                if k:
+                    shapes.insert(0, shapes.pop(k))
+                self.hits += 1
+                return self._shaped(shape[1], m.groups(), budget)
+        if start or end != len(body):
+            body = body[start:end]
+        tail = body.rfind(b">") + 1
+        if tail < len(body) and body[tail:].strip():
+            return None             # text after the last cell
+        cells = _FAST_CELL_RE.findall(body)
+        values = self._cells(cells, budget)
+        if values is not None:
+            self.misses += 1
+            if self.misses > 64 and self.misses * 4 > self.hits:
+                self.shapes, self.whole_shapes, self.builds = [], [], self.MAX_BUILDS   # shapes do not pay here
+            elif self.builds < self.MAX_BUILDS:
+                self._shape(cells, row_tag)
+        return values
+
+    def _cells(self, cells, budget):
+        """The row's values from the cell regex's matches, or None."""
         values = []
         col = filled = 0            # the next cell's column; len(values)
         spent = 0                   # cells added by repeats, charged to the budget at the end
         meta_cache = self.meta
-        texts = self.texts
-        for junk, before, vname, raw, after, inner, other in _FAST_CELL_RE.findall(body):
+        value_of = self._value
+        for junk, before, vname, raw, after, inner, other in cells:
             if other or junk and junk.strip():
                 return None
             meta = meta_cache.get((before, after))
@@ -110,43 +190,7 @@ class _FastRows(object):
             vt, n = meta
             if col + n > MAX_COLS:
                 return None
-            value = None
-            if vt is _STRING and vname != b"string-value" or vt is _TEXT:
-                if inner:           # the paragraph's text, decoded once per distinct paragraph
-                    value = texts.get(inner)
-                    if value is None:
-                        value = self._text(inner)
-                    if not value:
-                        value = None
-            elif (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
-                try:
-                    value = float(raw)
-                except ValueError:
-                    value = None
-                else:
-                    if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
-                        value = int(value)
-                    if (value == 0 or value == 1) and vt is _FLOAT and inner:
-                        shown = self._text(inner).strip()
-                        if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
-                            value = bool(value)
-                if value is None and inner:
-                    value = self._text(inner) or None
-            elif vt is _DATE and vname == b"date-value" and raw:
-                value = self.dates.get(raw)
-                if value is None:
-                    value = parse_date(raw.decode("utf-8", "replace"))
-                    if len(self.dates) < 100000:
-                        self.dates[raw] = value
-            elif vt is _STRING:
-                value = _unescape(raw) or None
-            elif vt is _TIME and vname == b"time-value" and raw:
-                value = parse_duration(raw.decode("utf-8", "replace"))
-            elif vt is _BOOLEAN and vname == b"boolean-value" and \
-                    raw.strip().lower() in (b"true", b"1", b"false", b"0"):
-                value = raw.strip().lower() in (b"true", b"1")
-            elif inner:
-                value = self._text(inner) or None
+            value = value_of(vt, vname, raw, inner)
             if value is not None:
                 if filled < col:
                     values.extend([None] * (col - filled))
@@ -159,11 +203,153 @@ class _FastRows(object):
                     values.extend([value] * n)
                 filled = col + n
             col += n
-        end = body.rfind(b">") + 1
-        if end < len(body) and body[end:].strip():
-            return None
         budget[0] -= spent
         return values
+
+    def _shaped(self, plan, groups, budget):
+        """The row's values from a shape's match: ``plan`` is ([(column, repeat, type, value
+        attribute name, whether the paragraph is the value)] of the cells that can hold a
+        value, their converters or None), ``groups`` their (value attribute, paragraph) pairs
+        in order."""
+        cells, convs = plan
+        paragraphs = self.paragraphs
+        if convs is not None:
+            # one cell per column from the first, none repeated (a ledger row): the list in one
+            # go, a paragraph's value straight from its cache; trailing empties dropped as below
+            values = [paragraphs[inner] if conv is None else conv(raw, inner)
+                      for conv, raw, inner in zip(convs, groups[0::2], groups[1::2])]
+            while values and values[-1] is None:
+                values.pop()
+            return values
+        values = []
+        filled = spent = 0
+        value_of = self._value
+        i = 0
+        for col, n, vt, vname, is_text in cells:
+            raw = groups[i]
+            inner = groups[i + 1]
+            i += 2
+            if is_text:             # the common case inline: the paragraph's value, cached
+                value = paragraphs[inner]
+            else:
+                value = value_of(vt, vname, raw, inner)
+            if value is not None:
+                if filled < col:
+                    values.extend([None] * (col - filled))
+                if n == 1:
+                    values.append(value)
+                else:
+                    if n > budget[0] - spent:
+                        return None
+                    spent += n - 1
+                    values.extend([value] * n)
+                filled = col + n
+        budget[0] -= spent
+        return values
+
+    def _shape(self, cells, row_tag):
+        """Compile the shape of a row the cell regex read (``cells``, all known to ``_meta``);
+        with ``row_tag`` also its whole-row form."""
+        blank = rb"[ \t\n\r\x0b\x0c]*"          # what ``junk.strip()`` leaves empty
+        parts = []
+        plan = []
+        col = 0
+        for junk, before, vname, raw, after, inner, other in cells:
+            vt, n = self.meta[(before, after)]
+            parts.append(blank + b"<table:table-cell" + re.escape(before))
+            if vname:
+                parts.append(b" office:" + vname + b'="(' + _VALUE + b')"')
+            parts.append(re.escape(after))
+            if inner.startswith(b"<text:p>"):
+                content = b"(?:>(<text:p>[^<]*</text:p>)</table:table-cell>)"
+            elif inner:
+                content = b"(?:>(<text:p/>)</table:table-cell>)"
+            else:
+                content = b"(?:/>|></table:table-cell>)()"
+            if vname or inner.startswith(b"<text:p>"):
+                if not vname:
+                    parts.append(b"()")
+                plan.append((col, n, vt, vname, vt is _TEXT or vt is _STRING and vname != b"string-value"))
+                parts.append(content)
+            else:                   # no value attribute, no text: always empty
+                parts.append(content.replace(b"(<text:p/>)", b"<text:p/>").replace(b"()", b""))
+            col += n
+        parts.append(blank)
+        convs = None
+        if all(cell[0] == k and cell[1] == 1 for k, cell in enumerate(plan)):
+            convs = tuple(self._converter(vt, vname, is_text) for _col, _n, vt, vname, is_text in plan)
+        plan = (plan, convs)
+        cells_re = b"".join(parts)
+        try:
+            regex = re.compile(cells_re.replace(_VALUE, rb'[^"]*'))
+            whole = row_tag and re.compile(blank + re.escape(row_tag) + cells_re.replace(_VALUE, rb'[^"<]*')
+                                           + b"</table:table-row>")
+        except (re.error, RecursionError, OverflowError):
+            return
+        self.builds += 1
+        self.shapes.insert(0, (regex, plan))
+        del self.shapes[self.MAX_SHAPES:]
+        if whole:
+            self.whole_shapes.insert(0, (whole, plan))
+            del self.whole_shapes[self.MAX_SHAPES:]
+
+    def _converter(self, vt, vname, is_text):
+        """``conv(raw, inner)`` giving what ``_value`` gives for this type and value attribute
+        (None: the paragraph's value, from ``paragraphs``)."""
+        if is_text:
+            return None
+        if vt is _FLOAT and vname == b"value":
+            return self._number
+        if vt is _DATE and vname == b"date-value":
+            return self._date
+        return functools.partial(self._value, vt, vname)
+
+    def _value(self, vt, vname, raw, inner):
+        """One plain cell's value: its type (``_meta``), value attribute name and text, paragraph XML."""
+        if vt is _STRING and vname != b"string-value" or vt is _TEXT:
+            return self.paragraphs[inner]     # decoded once per distinct paragraph
+        if (vt is _NUMBER or vt is _FLOAT) and vname == b"value":
+            return self._number(raw, inner, vt)
+        if vt is _DATE and vname == b"date-value":
+            return self._date(raw, inner)
+        if vt is _STRING:
+            return _unescape(raw) or None
+        if vt is _TIME and vname == b"time-value" and raw:
+            return parse_duration(raw.decode("utf-8", "replace"))
+        if vt is _BOOLEAN and vname == b"boolean-value" and \
+                raw.strip().lower() in (b"true", b"1", b"false", b"0"):
+            return raw.strip().lower() in (b"true", b"1")
+        if inner:
+            return self._text(inner) or None
+        return None
+
+    def _number(self, raw, inner, vt=_FLOAT):
+        """A float/percentage/currency cell with an ``office:value``."""
+        try:
+            value = float(raw)
+        except ValueError:
+            value = None
+        else:
+            if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:   # _base.number
+                value = int(value)
+            if (value == 0 or value == 1) and vt is _FLOAT and inner:
+                shown = self._text(inner).strip()
+                if shown in _BOOL_TEXT and _BOOL_TEXT[shown] == value:
+                    value = bool(value)
+        if value is None and inner:
+            value = self._text(inner) or None
+        return value
+
+    def _date(self, raw, inner):
+        """A date cell with an ``office:date-value`` (an empty one: the paragraph's text)."""
+        if not raw:
+            return self._text(inner) or None if inner else None
+        value = self.dates.get(raw)
+        if value is None:
+            value = parse_date(raw.decode("utf-8", "replace"))
+            if len(self.dates) < 100000:
+                self.dates[raw] = value
+        return value
 
     def _text(self, inner):
         """The text of a plain paragraph (``<text:p>…</text:p>`` or ``<text:p/>``), cached."""
@@ -205,7 +391,8 @@ def parse_text(book, info):
     capped = False
     cache = {}
     wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in book._root_ns) + b">", b"</w>")
-    fast_row = _FastRows().row
+    fast = _FastRows()
+    fast_row, whole_row = fast.row, fast.whole
     row_repeats = {}        # row start tag -> rows repeated, checked once per distinct tag
     index = -1
     rownum = 0
@@ -253,56 +440,64 @@ def parse_text(book, info):
                     pos = gt + 1
                     # rows of this table until its end tag
                     while True:
-                        r = _ROW_OR_END_RE.search(buf, pos)
-                        if r is None or r.end() + 1 >= len(buf):
-                            if eof:
-                                raise _Fallback("end of data inside the sheet")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        found, start = r.group(0), r.start()
-                        if found.startswith(b"</"):
-                            if b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]:
+                        hit = whole_row(buf, pos, budget)
+                        if hit is not None:     # a row of a known shape, cut out and read by one match
+                            values, pos = hit
+                        else:
+                            r = _ROW_OR_END_RE.search(buf, pos)
+                            if r is None or r.end() + 1 >= len(buf):
+                                if eof:
+                                    raise _Fallback("end of data inside the sheet")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            found, start = r.group(0), r.start()
+                            if found.startswith(b"</"):
+                                if b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]:
+                                    raise _Fallback("comment")
+                                break
+                            if start != pos and (b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]):
                                 raise _Fallback("comment")
-                            break
-                        if start != pos and (b"<!--" in buf[pos:start] or b"<![CDATA[" in buf[pos:start]):
-                            raise _Fallback("comment")
-                        if found.startswith(b"<table:table ") or found.startswith(b"<table:table>"):
-                            raise _Fallback("nested table")
-                        gt = buf.find(b">", r.end() - 1)
-                        if gt < 0:
-                            if eof:
-                                raise _Fallback("cut row tag")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        row_tag = buf[start:gt + 1]
-                        repeat = row_repeats.get(row_tag)
-                        if repeat is None:
-                            if row_tag.count(b'"') % 2 or b"='" in row_tag:
-                                raise _Fallback("odd attribute quoting")
-                            repeat = 1
-                            k = row_tag.find(b'number-rows-repeated="')
-                            if k >= 0:
-                                repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
-                            if len(row_repeats) < 1024:
-                                row_repeats[row_tag] = repeat
-                        if row_tag.endswith(b"/>"):
-                            rownum += repeat
-                            pos = gt + 1
-                            continue
-                        close = buf.find(b"</table:table-row>", gt)
-                        if close < 0:
-                            if eof:
-                                raise _Fallback("cut row")
-                            chunk = more()
-                            eof = not chunk
-                            buf, pos = buf[pos:] + chunk, 0
-                            continue
-                        body = buf[gt + 1:close]
-                        values = fast_row(body, budget) if repeat == 1 else None
+                            if found.startswith(b"<table:table ") or found.startswith(b"<table:table>"):
+                                raise _Fallback("nested table")
+                            gt = buf.find(b">", r.end() - 1)
+                            if gt < 0:
+                                if eof:
+                                    raise _Fallback("cut row tag")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            row_tag = buf[start:gt + 1]
+                            repeat = row_repeats.get(row_tag)
+                            if repeat is None:
+                                if row_tag.count(b'"') % 2 or b"='" in row_tag:
+                                    raise _Fallback("odd attribute quoting")
+                                repeat = 1
+                                k = row_tag.find(b'number-rows-repeated="')
+                                if k >= 0:
+                                    repeat = _bounded(row_tag[k + 22:row_tag.find(b'"', k + 22)], MAX_ROWS)
+                                if len(row_repeats) < 1024:
+                                    row_repeats[row_tag] = repeat
+                            if row_tag.endswith(b"/>"):
+                                rownum += repeat
+                                pos = gt + 1
+                                continue
+                            close = buf.find(b"</table:table-row>", gt)
+                            if close < 0:
+                                if eof:
+                                    raise _Fallback("cut row")
+                                chunk = more()
+                                eof = not chunk
+                                buf, pos = buf[pos:] + chunk, 0
+                                continue
+                            values = fast_row(buf, budget, gt + 1, close, row_tag) if repeat == 1 else None
+                            if values is None:
+                                cells = _text_cells(buf[gt + 1:close], cache, wrap)
+                                rownum, cap_hit = add_row(sheet, rownum, repeat, cells, budget)
+                                capped = capped or cap_hit
+                            pos = close + 18
                         if values is not None:
                             # what add_row does with one row of plain cells
                             rownum += 1
@@ -312,13 +507,8 @@ def parse_text(book, info):
                                     sheet.ncols = len(values)
                                 if rownum > sheet.nrows:
                                     sheet.nrows = rownum
-                        else:
-                            cells = _text_cells(body, cache, wrap)
-                            rownum, hit = add_row(sheet, rownum, repeat, cells, budget)
-                            capped = capped or hit
                         if time.monotonic() > book._stop_at:
                             raise _OutOfTime(sheet, rownum)
-                        pos = close + 18
                     break
                 # another sheet: skip to its end
                 end = buf.find(b"</table:table>", gt)
