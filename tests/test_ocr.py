@@ -216,6 +216,38 @@ def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, t
     assert more["text"].startswith("【第 %d 页】" % nxt)
 
 
+def _scan_of_the_fixture_page(path, count):
+    """A ``count``-page scan, every page the picture of fixtures/ocr/scan.pdf."""
+    with open(os.path.join(OCR, "scan.pdf"), "rb") as fh:
+        raw = fh.read()
+    jpeg = re.search(rb"/DCTDecode /Length (\d+) >>\nstream\n", raw)
+    picture = raw[jpeg.end():jpeg.end() + int(jpeg.group(1))]
+    size = tuple(int(v) for v in re.search(rb"/Width (\d+) /Height (\d+)", raw).groups())
+    path.write_bytes(make_fixtures.pdf([(picture, size, None)] * count))
+    return str(path)
+
+
+def test_pages_detected_ahead_read_as_the_first_and_no_thread_outlives_the_read(tmp_path):
+    """Page 1 is detected on the reading thread, pages 2 and 3 on a thread while the page before
+    is recognised: the same picture must give the same text. A window that stops early drops
+    the page detected ahead: nothing is left running."""
+    import threading
+    sys.path.insert(0, ROOT)
+    from xlakit import documents
+    from xlakit.errors import Deadline
+    path = _scan_of_the_fixture_page(tmp_path / "三页.pdf", 3)
+    whole = documents.read(path)
+    pages = [page.strip() for page in re.split(r"【第 \d+ 页】", whole.text)[1:]]
+    assert len(pages) == 3 and pages[0].strip() and pages[0] == pages[1] == pages[2]
+    assert not [t for t in threading.enumerate() if t.name == "ocr-ahead"]
+    for budget in (4.0, 8.0):         # wherever the window stops, the pages it read are the same
+        part = documents.read(path, deadline=Deadline(budget))
+        read = [page.strip() for page in re.split(r"【第 \d+ 页】", part.text)[1:]]
+        assert read and all(page == pages[0] for page in read[:-1])
+        assert read[-1] == pages[0] or part.next_page
+        assert not [t for t in threading.enumerate() if t.name == "ocr-ahead"]
+
+
 def _project_without_engine(tmp_path):
     """A copy of the toolbox whose tools/pydeps has every library except the OCR group's."""
     root = tmp_path / "xla"
