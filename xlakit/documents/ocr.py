@@ -272,7 +272,10 @@ class Reader(object):
         if found is None:
             found = self.detect(image() if callable(image) else image)
         if upcoming is not None and self.can_start():
-            picture = upcoming[1]()
+            try:
+                picture = upcoming[1]()
+            except Exception:  # noqa: BLE001 - a broken next picture is met (and said) in its turn
+                picture = None
             if picture is not None:
                 self.pending = (upcoming[0], Ahead(self, picture))
         try:
