@@ -209,9 +209,10 @@ class Reader(object):
         try:
             result, seen = self._recognise(engine, found)
         finally:
-            # The page's whole cost (its detection may have run on a thread, hidden): can_start
-            # stays on the safe side for a page that is not detected ahead.
-            self.seconds.append(found.seconds + time.monotonic() - started)
+            # What the page cost the reading thread: its detection (or the wait for the thread
+            # that detected it ahead) and its recognition. The first page of a run is always
+            # detected here, so the slowest page (``cost``) is never less than a whole page.
+            self.seconds.append(found.waited + time.monotonic() - started)
         boxes, texts, scores = getattr(result, "boxes", None), getattr(result, "txts", None), getattr(result, "scores", None)
         if boxes is None or texts is None:
             return []
@@ -243,7 +244,9 @@ class Reader(object):
 
     def lines(self, image):
         """A PIL image -> [ocr_layout.Line], both halves on this thread."""
-        return self.recognise(self.detect(image))
+        found = self.detect(image)
+        found.waited = found.seconds
+        return self.recognise(found)
 
     def drop(self):
         """Forget the picture being detected ahead (waiting for its thread: none is left running)."""
@@ -268,9 +271,11 @@ class Reader(object):
         None): once this picture is detected, and when a page can still be started, the next one
         is detected on a thread while this one is recognised; ``read`` of that key takes it, any
         other call drops it (``drop``)."""
+        started = time.monotonic()
         found = self._claim(key)
         if found is None:
             found = self.detect(image() if callable(image) else image)
+        found.waited = time.monotonic() - started
         if upcoming is not None and self.can_start():
             try:
                 picture = upcoming[1]()
@@ -300,7 +305,8 @@ class _Found(object):
     def __init__(self, size, ori):
         self.size, self.ori = size, ori
         self.record, self.crops, self.det = None, None, None
-        self.seconds = 0.0
+        self.seconds = 0.0           # the detection's own time (on whichever thread)
+        self.waited = 0.0            # how long the reading thread spent on it (or waiting for it)
 
 
 class Ahead(object):
