@@ -65,6 +65,51 @@ def test_a_png_notice_is_read_in_paragraphs(run):
     assert data["ocr"]["confidence"]["图片"] > 0.9
 
 
+def test_two_columns_with_a_narrow_gutter_are_read_column_by_column(run):
+    data = ok(read(run, "narrow_columns.png"))
+    assert accuracy(expected("narrow_columns.txt"), data["text"]) >= 0.95, data["text"]
+    paras = data["text"].split("\n")
+    assert paras[0] == "关于调整办公区域的通知"
+    assert [p[:4] for p in paras[1:]] == ["各部门：", "请各部门", "搬迁当天", "改造预计"], paras
+
+
+def _box(x0, y0, x1, y1, text):
+    from xlakit.documents import ocr_layout
+    return ocr_layout.Line([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], text, 0.99)
+
+
+def _layout(lines):
+    sys.path.insert(0, ROOT)
+    from xlakit.documents import ocr_layout
+    return [text for _kind, text in ocr_layout.layout(lines)]
+
+
+def test_a_gutter_narrower_than_a_line_splits_columns_of_prose():
+    """The geometry of ocrmypdf's linn.png (an English two-column sheet at 300 dpi): lines 32 px
+    tall, the columns 26 px apart, their lines not level with each other, a heading across both."""
+    sys.path.insert(0, ROOT)
+    lines = [_box(250, 40, 1590, 72, "A heading line that runs across the whole page")]
+    for k in range(5):
+        lines.append(_box(247, 120 + 40 * k, 905 if k < 4 else 700, 152 + 40 * k, "left %d" % k))
+        lines.append(_box(931, 134 + 40 * k, 1575 if k < 4 else 1200, 166 + 40 * k, "right %d" % k))
+    assert _layout(lines) == ["A heading line that runs across the whole page",
+                              "left 0 left 1 left 2 left 3 left 4", "right 0 right 1 right 2 right 3 right 4"]
+
+
+def test_a_narrow_gap_between_short_values_or_inside_one_line_is_no_gutter():
+    # A form: short labels, values in a column 0.8 line heights to their right, row by row.
+    form = []
+    for k, (label, value) in enumerate([("姓名", "张三丰先生"), ("部门", "行政部办公室"), ("电话", "010-12345678")]):
+        form.append(_box(100, 100 + 50 * k, 160, 130 + 50 * k, label + "："))
+        form.append(_box(184, 100 + 50 * k, 400, 130 + 50 * k, value))
+    assert _layout(form) == ["姓名：  张三丰先生", "部门：  行政部办公室", "电话：  010-12345678"]
+    # Prose where the detector split one line at a word gap: still one column.
+    prose = [_box(100, 100 + 40 * k, 1000, 130 + 40 * k, "line %d" % k) for k in range(4)]
+    prose[1:2] = [_box(100, 140, 500, 170, "line 1a"), _box(520, 140, 1000, 170, "line 1b")]
+    assert "line 0" in _layout(prose)[0] and "line 3" in _layout(prose)[-1]
+    assert not any(p.startswith("line 1b") for p in _layout(prose))
+
+
 @pytest.mark.parametrize("angle", [90, 180, 270])
 def test_a_page_scanned_sideways_or_upside_down_reads_in_order(run, tmp_path, angle):
     """The engine reads each line the right way round; the page's own turn (from the direction it
@@ -214,6 +259,38 @@ def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, t
     assert any("start_page=%d" % nxt in w for w in data["warnings"])
     more = ok(run("read_document", {"path": str(long_scan), "start_page": nxt}, extra_env={"XLA_DEADLINE": "10"}))
     assert more["text"].startswith("【第 %d 页】" % nxt)
+
+
+def _scan_of_the_fixture_page(path, count):
+    """A ``count``-page scan, every page the picture of fixtures/ocr/scan.pdf."""
+    with open(os.path.join(OCR, "scan.pdf"), "rb") as fh:
+        raw = fh.read()
+    jpeg = re.search(rb"/DCTDecode /Length (\d+) >>\nstream\n", raw)
+    picture = raw[jpeg.end():jpeg.end() + int(jpeg.group(1))]
+    size = tuple(int(v) for v in re.search(rb"/Width (\d+) /Height (\d+)", raw).groups())
+    path.write_bytes(make_fixtures.pdf([(picture, size, None)] * count))
+    return str(path)
+
+
+def test_pages_detected_ahead_read_as_the_first_and_no_thread_outlives_the_read(tmp_path):
+    """Page 1 is detected on the reading thread, pages 2 and 3 on a thread while the page before
+    is recognised: the same picture must give the same text. A window that stops early drops
+    the page detected ahead: nothing is left running."""
+    import threading
+    sys.path.insert(0, ROOT)
+    from xlakit import documents
+    from xlakit.errors import Deadline
+    path = _scan_of_the_fixture_page(tmp_path / "三页.pdf", 3)
+    whole = documents.read(path)
+    pages = [page.strip() for page in re.split(r"【第 \d+ 页】", whole.text)[1:]]
+    assert len(pages) == 3 and pages[0].strip() and pages[0] == pages[1] == pages[2]
+    assert not [t for t in threading.enumerate() if t.name == "ocr-ahead"]
+    for budget in (4.0, 8.0):         # wherever the window stops, the pages it read are the same
+        part = documents.read(path, deadline=Deadline(budget))
+        read = [page.strip() for page in re.split(r"【第 \d+ 页】", part.text)[1:]]
+        assert read and all(page == pages[0] for page in read[:-1])
+        assert read[-1] == pages[0] or part.next_page
+        assert not [t for t in threading.enumerate() if t.name == "ocr-ahead"]
 
 
 def _project_without_engine(tmp_path):

@@ -31,18 +31,34 @@ def convert(path, kind, out, deadline=None):
     start = max(1, getattr(out, "start_page", None) or 1)
     out.page_count = frames if frames > 1 else None
     notes = []
+
+    def frame(number):
+        """Frame ``number`` as its own picture (seeking is done on this thread only)."""
+        if number > frames:
+            return None
+        image.seek(number - 1)
+        return image.copy()
+
+    try:
+        _frames(reader, frame, start, frames, out, notes)
+    finally:
+        reader.drop()
+    if notes and not out.size:
+        raise FormatError("；".join(notes) + "。如果图片里确实有文字，可能是太小、太模糊或倾斜过大，请换一张更清晰的图片再试",
+                          empty_ocr=True)
+    out.warnings.extend(notes)
+
+
+def _frames(reader, frame, start, frames, out, notes):
+    """Read the frames from ``start``; the next frame is detected while this one is recognised."""
     for number in range(start, frames + 1):
         if not reader.can_start() and number > start:
             raise ocr.OutOfTime(number)
-        image.seek(number - 1)
         label = "第 %d 页" % number if frames > 1 else "图片"
-        blocks, confidence, note = reader.read(image.copy(), label)
+        blocks, confidence, note = reader.read(lambda: frame(number), label, key=number,
+                                               upcoming=(number + 1, lambda: frame(number + 1)))
         if frames > 1:
             out.page(number)
         if note:
             notes.append(note)
         ocr.emit(out, blocks)
-    if notes and not out.size:
-        raise FormatError("；".join(notes) + "。如果图片里确实有文字，可能是太小、太模糊或倾斜过大，请换一张更清晰的图片再试",
-                          empty_ocr=True)
-    out.warnings.extend(notes)

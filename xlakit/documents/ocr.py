@@ -11,6 +11,9 @@ Speed: nearly all of a page's time is spent inside the models (detection about a
 recognition most of the rest; our layout and turning code well under 1 %). An A4 page at 200 dpi
 costs 2 to 3.5 CPU seconds; its lines are recognised on one thread per core
 (``share_recognition``), so on two idle cores a page takes about 1.3 s (a page full of text 2 s).
+Detection runs on one core only, so in a PDF or a multi-page TIFF the next page is detected on a
+thread while this page's lines are recognised (``Reader.read``'s ``upcoming``; pictures are
+decoded on the reading thread, pypdf and pdfium are never used from two threads).
 
 Budget: a page costs one to a few seconds. ``Reader.can_start`` refuses to start a page
 it cannot finish before the deadline (it measures its own pages), so a long scan is read window
@@ -114,7 +117,8 @@ class Reader(object):
         self.engine = None
         self.seconds = []            # measured cost of each page read so far
         self.confidences = {}        # page label -> mean confidence
-        self.seen = None             # what ocr_turn.watch records of the last picture
+        self.staged = False          # the engine can be run step by step (ocr_turn.staged)
+        self.pending = None          # (key, Ahead): the next picture, being detected on a thread
 
     @classmethod
     def get(cls, deadline=None):
@@ -158,7 +162,7 @@ class Reader(object):
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1})
         except Exception as exc:  # noqa: BLE001 - a broken install shows up as anything
             raise Missing(missing_message("已安装的引擎无法启动（%s: %s）" % (type(exc).__name__, str(exc)[:200])))
-        self.seen = ocr_turn.watch(self.engine)     # per-line directions: which way up the page is
+        self.staged = ocr_turn.staged(self.engine)
         share_recognition(self.engine, _workers())
         return self.engine
 
@@ -173,26 +177,117 @@ class Reader(object):
         return self.deadline.remaining() > 1.2 * self.cost() + 1.0
 
     # -- reading ----------------------------------------------------------------------------
-    def lines(self, image):
-        """A PIL image -> [ocr_layout.Line]: every text line the engine found, any order."""
+    # A page is read in two halves: ``detect`` (find the text lines: one model run on the whole
+    # picture, about a quarter of a page's time, on one core) and ``recognise`` (read each line,
+    # on one thread per core). ``read`` runs the next page's ``detect`` on a thread while this
+    # page's lines are recognised (``upcoming``), so the core detection left idle is used.
+
+    def detect(self, image):
+        """A PIL image -> a ``_Found`` (the picture and its detected lines). Safe on a thread: it
+        touches only its own picture and the detection model, which nothing else runs meanwhile."""
         engine = self.load()
+        started = time.monotonic()
         image = prepare(image)
         import numpy
+        found = _Found(image.size, numpy.asarray(image)[:, :, ::-1].copy())    # RGB -> the BGR OpenCV expects
+        if self.staged:
+            found.ori = engine.load_img(found.ori)
+            img, found.record = engine.preprocess_img(found.ori)
+            try:
+                found.crops, found.det = engine.detect_and_crop(img, found.record)
+            except Exception as exc:  # noqa: BLE001 - RapidOCRError: nothing detected (as RapidOCR's own call)
+                if type(exc).__name__ != "RapidOCRError":
+                    raise
+                found.crops = []
+        found.seconds = time.monotonic() - started
+        return found
+
+    def recognise(self, found):
+        """A ``_Found`` -> [ocr_layout.Line]: every text line the engine read, any order."""
+        engine = self.load()
         started = time.monotonic()
-        result = engine(numpy.asarray(image)[:, :, ::-1].copy())    # RGB -> the BGR OpenCV expects
-        self.seconds.append(time.monotonic() - started)
-        boxes, texts, scores = result.boxes, result.txts, result.scores
+        try:
+            result, seen = self._recognise(engine, found)
+        finally:
+            # What the page cost the reading thread: its detection (or the wait for the thread
+            # that detected it ahead) and its recognition. The first page of a run is always
+            # detected here, so the slowest page (``cost``) is never less than a whole page.
+            self.seconds.append(found.waited + time.monotonic() - started)
+        boxes, texts, scores = getattr(result, "boxes", None), getattr(result, "txts", None), getattr(result, "scores", None)
         if boxes is None or texts is None:
             return []
-        angle = ocr_turn.page_angle(self.seen)
+        angle = ocr_turn.page_angle(seen)
         if angle:       # scanned sideways or upside down: the lines read right, their places are turned
-            boxes = ocr_turn.turn_quads(boxes, angle, image.size[0], image.size[1])
+            boxes = ocr_turn.turn_quads(boxes, angle, found.size[0], found.size[1])
         return [ocr_layout.Line(b, t, s) for b, t, s in zip(boxes, texts, scores) if _plausible(t, s)]
 
-    def read(self, image, label):
+    def _recognise(self, engine, found):
+        """The engine's own steps after detection (RapidOCR.__call__ / run_ocr_steps), keeping the
+        direction model's verdicts: (result, seen) with seen as ``ocr_turn.page_angle`` takes it."""
+        if not self.staged:
+            return engine(found.ori), None
+        if not found.crops:
+            return None, None
+        boxes = ocr_turn.boxes_of(found.det)
+        seen = {"boxes": boxes, "labels": []}
+        try:
+            turned, cls = engine.cls_and_rotate(found.crops)
+            seen["labels"] = ocr_turn.flipped_of(cls)
+            if len(seen["labels"]) == len(found.crops) == len(boxes):
+                turned = ocr_turn.one_direction(found.crops, turned, boxes, seen["labels"])
+            rec = engine.recognize_txt(turned)
+        except Exception as exc:  # noqa: BLE001 - RapidOCRError: the engine's own call answers nothing
+            if type(exc).__name__ != "RapidOCRError":
+                raise
+            return None, None
+        return engine.build_final_output(found.ori, found.det, cls, rec, found.crops, found.record), seen
+
+    def lines(self, image):
+        """A PIL image -> [ocr_layout.Line], both halves on this thread."""
+        found = self.detect(image)
+        found.waited = found.seconds
+        return self.recognise(found)
+
+    def drop(self):
+        """Forget the picture being detected ahead (waiting for its thread: none is left running)."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            pending[1].wait()
+
+    def _claim(self, key):
+        """The detection started ahead for ``key``, or None (any other one is dropped)."""
+        if key is not None and self.pending is not None and self.pending[0] == key:
+            pending, self.pending = self.pending, None
+            return pending[1].result()
+        self.drop()
+        return None
+
+    def read(self, image, label, key=None, upcoming=None):
         """A picture -> (blocks, confidence, note). ``blocks`` as ``ocr_layout.layout``; ``note``
-        is a Chinese remark when nothing trustworthy was found (blank page, a photo)."""
-        lines = self.lines(image)
+        is a Chinese remark when nothing trustworthy was found (blank page, a photo).
+
+        ``image`` may be a function that gives the picture (it is not called when the picture
+        ``key`` was detected ahead). ``upcoming`` = (key, function giving the next picture or
+        None): once this picture is detected, and when a page can still be started, the next one
+        is detected on a thread while this one is recognised; ``read`` of that key takes it, any
+        other call drops it (``drop``)."""
+        started = time.monotonic()
+        found = self._claim(key)
+        if found is None:
+            found = self.detect(image() if callable(image) else image)
+        found.waited = time.monotonic() - started
+        if upcoming is not None and self.can_start():
+            try:
+                picture = upcoming[1]()
+            except Exception:  # noqa: BLE001 - a broken next picture is met (and said) in its turn
+                picture = None
+            if picture is not None:
+                self.pending = (upcoming[0], Ahead(self, picture))
+        try:
+            lines = self.recognise(found)
+        except BaseException:
+            self.drop()
+            raise
         if not lines:
             return [], None, "%s没有识别出文字：可能是空白页、照片或图形" % label
         chars = sum(len(l.text) for l in lines)
@@ -202,6 +297,42 @@ class Reader(object):
             return [], confidence, "%s没有可靠的文字：识别把握只有 %.0f%%，可能是照片或图形，未输出" % (
                 label, confidence * 100)
         return ocr_layout.layout(lines), confidence, None
+
+
+class _Found(object):
+    """One picture after detection: what ``Reader.recognise`` needs (RapidOCR's own intermediates)."""
+
+    def __init__(self, size, ori):
+        self.size, self.ori = size, ori
+        self.record, self.crops, self.det = None, None, None
+        self.seconds = 0.0           # the detection's own time (on whichever thread)
+        self.waited = 0.0            # how long the reading thread spent on it (or waiting for it)
+
+
+class Ahead(object):
+    """``Reader.detect`` of one picture on its own thread (onnxruntime lets go of the GIL, so it
+    runs beside the recognition threads). ``result`` waits and returns it (or raises its error)."""
+
+    def __init__(self, reader, image):
+        import threading
+        self._found, self._error = None, None
+        self._thread = threading.Thread(target=self._run, args=(reader, image), name="ocr-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self, reader, image):
+        try:
+            self._found = reader.detect(image)
+        except BaseException as exc:  # noqa: BLE001 - handed to the thread that takes the result
+            self._error = exc
+
+    def wait(self):
+        self._thread.join()
+
+    def result(self):
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._found
 
 
 def _plausible(text, score):

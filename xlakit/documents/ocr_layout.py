@@ -12,7 +12,9 @@ module rebuilds that from geometry alone (pure Python, no engine), so it is test
    told apart by its cells: long lines filling their column, not short values in wide cells.
 3. **Columns and paragraphs** (recursive XY-cut): the page is split at the widest empty vertical
    strip (a gutter between columns), else at empty horizontal strips (paragraph gaps), until no
-   cut is left; inside a block a new paragraph starts at a first-line indent, after a line that
+   cut is left. A gutter is two line heights wide, or narrower (Latin columns are set less than
+   one line height apart) when an empty channel runs straight down between two columns of at
+   least three full, left-aligned lines each (``_gutter``); word gaps and form values are not; inside a block a new paragraph starts at a first-line indent, after a line that
    stops short of the right margin, or where the letter size changes (a title).
 
 Lines whose recognition score is low are marked ``〔?文字〕`` so the model can say it is unsure.
@@ -20,6 +22,9 @@ Lines whose recognition score is low are marked ``〔?文字〕`` so the model c
 import math
 
 LOW_SCORE = 0.75            # a line read with less confidence is marked 〔?…〕
+WIDE_GUTTER = 2.0           # a vertical gap this many line heights wide splits any two columns
+NARROW_GUTTER = 0.6         # a narrower one, down to this, only between columns of prose (_gutter)
+GUTTER_LINES = 3            # lines each such column has at least
 _CJK = ("\u2e80", "\u9fff")
 
 
@@ -192,17 +197,20 @@ def _gaps(spans, min_gap):
 
 
 def _cut(items, h, right, out):
-    """Recursive XY-cut: columns first (a gutter at least two letters wide), then paragraph gaps."""
+    """Recursive XY-cut: columns first (a gutter at least two letters wide, or a narrow one
+    between two columns of prose, see ``_gutter``), then paragraph gaps."""
     if len(items) > 1:
-        gaps = _gaps([(i.x0, i.x1) for i in items], 2.0 * h)
-        if gaps:
-            at = gaps[0][1]
+        for width, at in _gaps([(i.x0, i.x1) for i in items], NARROW_GUTTER * h):
             left = [i for i in items if i.x1 <= at]
             rest = [i for i in items if i.x1 > at]
-            if left and rest and _tall(left, h) and _tall(rest, h):
+            if not (left and rest):
+                continue
+            if (_tall(left, h) and _tall(rest, h)) if width >= WIDE_GUTTER * h else _gutter(left, rest, h):
                 _cut(left, h, max(i.x1 for i in left), out)
                 _cut(rest, h, max(i.x1 for i in rest), out)
                 return
+            if width >= WIDE_GUTTER * h:
+                break           # as before: the widest gap decides
         gaps = _gaps([(i.y0, i.y1) for i in items], 0.6 * h)
         if gaps:
             cuts = sorted(at for _w, at in gaps)
@@ -217,6 +225,28 @@ def _cut(items, h, right, out):
             _cut(band, h, right, out)
             return
     out.append((items, right))
+
+
+def _gutter(left, rest, h):
+    """A gap narrower than WIDE_GUTTER is a gutter only between two columns of prose: each side
+    at least GUTTER_LINES lines and nothing else (no table), lines that fill their column and
+    start at its left edge (a first-line indent allowed), and the two sides next to each other
+    over several lines, so the empty channel runs straight down through many lines. Latin
+    columns are set this close (a gutter under one line height); word gaps inside a line, short
+    values of a form and the cells of a table do not pass."""
+    if any(i.table for i in left + rest):
+        return False
+    for side in (left, rest):
+        if len(side) < GUTTER_LINES:
+            return False
+        x0, x1 = min(i.x0 for i in side), max(i.x1 for i in side)
+        widths = [i.x1 - i.x0 for i in side]
+        if _median(widths) < max(6.0 * h, 0.6 * (x1 - x0)):
+            return False
+        if sum(1 for i in side if i.x0 - x0 < 2.5 * h) < 0.75 * len(side):
+            return False
+    overlap = min(max(i.y1 for i in left), max(i.y1 for i in rest)) - max(min(i.y0 for i in left), min(i.y0 for i in rest))
+    return overlap >= (GUTTER_LINES - 1) * h
 
 
 def _tall(items, h):

@@ -42,6 +42,7 @@ class PdfScan(object):
         self.layer_checked = False
         self.layer_wrong = False
         self.pdfium = None
+        self.pages = None            # the document's pages (pypdf), to look one page ahead
         self.read_pages = []
         self.found = 0               # OCR pages that had text
         self._last = None            # (page number, result): the layer check's OCR, reused
@@ -79,6 +80,7 @@ class PdfScan(object):
     def before(self, number):
         """Raise ocr.OutOfTime when pages were read by OCR and the next one may not fit in time."""
         if self.read_pages and self.reader is not None and not self.reader.can_start():
+            self.reader.drop()
             raise ocr.OutOfTime(number)
 
     def read(self, number, page):
@@ -93,6 +95,7 @@ class PdfScan(object):
         if reader is None:
             return False
         if self.read_pages and not reader.can_start():
+            reader.drop()
             raise ocr.OutOfTime(number)
         if self._last and self._last[0] == number:
             blocks, confidence, note = self._last[1]
@@ -110,7 +113,32 @@ class PdfScan(object):
 
     def _blocks(self, page, label, number=None):
         reader = ocr.Reader.get(self.deadline)
-        return reader.read(self.picture(page, number), label)
+        upcoming = (number + 1, lambda: self._upcoming(number + 1)) if number else None
+        return reader.read(lambda: self.picture(page, number), label, key=number, upcoming=upcoming)
+
+    def _upcoming(self, number):
+        """The picture of page ``number`` when that page will be read by OCR, to detect it while
+        this one is recognised; None when it may not be (it draws text that is not known to be
+        wrong, it is no scan, a placeholder picture, the last page). Decoded here, on the
+        reading thread: pypdf and pdfium are only ever used from this one."""
+        try:
+            if self.pages is None or number > len(self.pages):
+                return None
+            page = self.pages[number - 1]
+            if self.mode != "force":
+                if not _one_picture(page) or not (self.layer_wrong or not _shows_text(page)):
+                    return None
+            dpi = _picture_dpi(page)
+            if dpi is not None and dpi < MIN_DPI:
+                return None
+            return self.picture(page, number)
+        except Exception:  # noqa: BLE001 - the page is then simply read when its turn comes
+            return None
+
+    def close(self):
+        """The page detected ahead is not wanted any more (the window stops here)."""
+        if self.reader is not None:
+            self.reader.drop()
 
     def picture(self, page, number=None):
         """The page as a PIL image: its one full-page picture, else rendered by pdfium."""
@@ -153,6 +181,16 @@ def _picture_dpi(page):
         return int(float(images[0]["/Width"]) * 72.0 / float(page.mediabox.width))
     except Exception:  # noqa: BLE001 - anything unusual is simply rendered and read
         return None
+
+
+def _shows_text(page):
+    """Does the page's content draw any text (a BT operator)? A bare scan's content only places
+    its picture. Unknown counts as text."""
+    try:
+        contents = page.get_contents()
+        return contents is None or b"BT" in contents.get_data()
+    except Exception:  # noqa: BLE001 - unknown: count it as text
+        return True
 
 
 def _index_of(page):

@@ -18,8 +18,9 @@ down" with 95 % confidence; the line is then read turned over, as garbage ("带�
 40-character line of a clean page). All lines of a page lie the same way, so once the page's
 lines clearly agree, every line is read that way.
 
-:func:`watch` wraps the engine's two steps to keep those per-line decisions (they are not part of
-its answer); :func:`page_angle` decides; :func:`turn_quads` moves the boxes into the upright page,
+:func:`boxes_of` and :func:`flipped_of` take those per-line decisions from the engine's steps
+(they are not part of its answer; ``ocr.Reader`` runs the steps itself, see :func:`staged`), and keep
+them per page, so the next page can be detected while this one is recognised; :func:`page_angle` decides; :func:`turn_quads` moves the boxes into the upright page,
 exactly as ``PIL.Image.rotate(angle, expand=True)`` moves the pixels.
 """
 import math
@@ -29,40 +30,31 @@ SURE = 0.9            # the direction model's score above which RapidOCR really 
 MAJORITY = 2.0        # one reading must outweigh the other this many times to turn the page
 
 
-def watch(engine):
-    """Record, for the next call of ``engine``, each detected box and the direction model's label.
-    Returns the dict that fills up (``boxes``, ``labels``), or None when this RapidOCR has other
-    internals (then pages are simply not turned)."""
-    detect = getattr(engine, "detect_and_crop", None)
-    classify = getattr(engine, "cls_and_rotate", None)
-    if detect is None or classify is None:
-        return None
-    seen = {"boxes": [], "labels": []}
+def staged(engine):
+    """Can this RapidOCR be run step by step (``ocr.Reader`` runs detection and recognition apart,
+    to keep the per-line directions and to detect the next page early)? False when its internals
+    differ; then pages are read in one call and simply not turned."""
+    return all(callable(getattr(engine, name, None)) for name in
+               ("load_img", "preprocess_img", "detect_and_crop", "cls_and_rotate", "recognize_txt",
+                "build_final_output"))
 
-    def detect_and_crop(img, *args, **kwargs):
-        crops, det = detect(img, *args, **kwargs)
-        boxes = getattr(det, "boxes", None)
-        seen["boxes"] = [] if boxes is None else [[(float(x), float(y)) for x, y in b] for b in boxes]
-        seen["labels"] = []
-        return crops, det
 
-    def cls_and_rotate(crops):
-        turned, cls = classify(crops)
-        labels = []
-        for item in getattr(cls, "cls_res", None) or []:
-            try:
-                label, score = str(item[0]), float(item[1])
-            except (TypeError, ValueError, IndexError):
-                label, score = "0", 0.0
-            labels.append(label == "180" and score > SURE)
-        seen["labels"] = labels
-        if len(labels) == len(crops) == len(seen["boxes"]):
-            turned = one_direction(crops, turned, seen["boxes"], labels)
-        return turned, cls
+def boxes_of(det):
+    """The detected boxes as lists of (x, y), in the order the crops are in."""
+    boxes = getattr(det, "boxes", None)
+    return [] if boxes is None else [[(float(x), float(y)) for x, y in b] for b in boxes]
 
-    engine.detect_and_crop = detect_and_crop
-    engine.cls_and_rotate = cls_and_rotate
-    return seen
+
+def flipped_of(cls):
+    """The direction model's per-line verdict: True where it turns the line over (180°)."""
+    labels = []
+    for item in getattr(cls, "cls_res", None) or []:
+        try:
+            label, score = str(item[0]), float(item[1])
+        except (TypeError, ValueError, IndexError):
+            label, score = "0", 0.0
+        labels.append(label == "180" and score > SURE)
+    return labels
 
 
 def one_direction(crops, turned, boxes, flipped):

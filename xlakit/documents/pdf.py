@@ -120,6 +120,7 @@ def convert(path, kind, out, deadline=None):
         pass
     from .ocr_pdf import PdfScan
     scan = PdfScan(path, out, deadline)
+    scan.pages = reader.pages
     empty_pages = []
     texted = 0
     first = min(max(1, getattr(out, "start_page", None) or 1), max(count, 1))
@@ -134,6 +135,7 @@ def convert(path, kind, out, deadline=None):
     try:
         _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted)
     finally:
+        scan.close()
         if offsets is not None:
             offsets.save()
 
