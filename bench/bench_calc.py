@@ -46,7 +46,32 @@ g = df.groupby(["区域", "品类"])["金额"].sum()
 print(json.dumps({"rows": len(df), "groups": len(g), "total": round(float(g.sum()), 2)}))
 '''
 
-TOOLS = ["calc_table", "calc_table-1proc", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv"]
+# DuckDB: read_csv is built in; read_xlsx is the "excel" extension, which DuckDB downloads on first
+# use. Without a network, point XLA_BENCH_DUCKDB_PYTHON at a Python whose site-packages hold duckdb
+# and the matching PyPI package duckdb-extension-excel (its .duckdb_extension file is loaded directly).
+DUCKDB = r'''
+import glob, json, os, sys
+import duckdb
+path = sys.argv[1]
+con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+if not path.endswith(".csv"):
+    try:
+        import duckdb_extension_excel
+        found = glob.glob(os.path.join(os.path.dirname(duckdb_extension_excel.__file__), "extensions", "*",
+                                       "excel.duckdb_extension"))
+        con.sql("LOAD '%s'" % found[0].replace("'", "''"))
+    except (ImportError, IndexError):
+        con.sql("LOAD excel")
+    src = "read_xlsx('%s')" % path.replace("'", "''")
+else:
+    src = "read_csv('%s')" % path.replace("'", "''")
+r = con.sql("SELECT 区域, 品类, sum(金额) FROM " + src + " GROUP BY 1, 2").fetchall()
+print(json.dumps({"rows": None, "groups": len(r), "total": round(sum(float(x[2]) for x in r), 2)}))
+'''
+DUCKDB_PYTHON = os.environ.get("XLA_BENCH_DUCKDB_PYTHON") or sys.executable
+
+TOOLS = ["calc_table", "calc_table-1proc", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv",
+         "duckdb"]
 SLOW = {"calc_table-openpyxl", "pandas-openpyxl"}
 
 
@@ -58,6 +83,8 @@ def command(tool, path):
                 json.dumps(args, ensure_ascii=False),
                 {"XLA_XLSX_READER": "openpyxl"} if tool.endswith("openpyxl") else
                 {"XLA_XLSX_WORKERS": "1"} if tool.endswith("1proc") else {})
+    if tool == "duckdb":
+        return [DUCKDB_PYTHON, "-X", "utf8", "-c", DUCKDB, path], ROOT, "", {}
     engine = tool.split("-", 1)[1]
     return [sys.executable, "-X", "utf8", "-c", PANDAS, path, engine], ROOT, "", {}
 
@@ -101,6 +128,8 @@ def main(argv=None):
                                   stderr=subprocess.DEVNULL) == 0
     have_calamine = subprocess.call([sys.executable, "-c", "import python_calamine"], stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL) == 0
+    have_duckdb = subprocess.call([DUCKDB_PYTHON, "-c", "import duckdb"], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) == 0
 
     def skip(n, layout, tool):
         if tool.startswith("pandas") and (layout == "csv") != (tool == "pandas-csv"):
@@ -108,6 +137,8 @@ def main(argv=None):
         if layout == "csv" and tool == "calc_table-openpyxl":
             return True
         if (tool.startswith("pandas") and not have_pandas) or (tool == "pandas-calamine" and not have_calamine):
+            return True
+        if tool == "duckdb" and not have_duckdb:
             return True
         return n >= 1000000 and tool in SLOW and not args.all
     return bench_readers.run_matrix(sizes, [x for x in args.layouts.split(",") if x], wanted, skip,
