@@ -3,6 +3,7 @@ process gives, on generated sheets big enough to fork a worker (a few MB of XML 
 what crosses chunk boundaries: rows without r=, formulas without cached values, merges after the
 data, and XML only openpyxl can read halfway through. And the worker never outlives the reader."""
 import os
+import shutil
 import sys
 import time
 import zipfile
@@ -250,3 +251,19 @@ def test_a_preview_after_the_merges_scan_ends_the_early_worker(big, monkeypatch)
         assert len(list(book.rows(max_rows=5))) == 5
         assert not book._early and not book._workers
         assert _wait_no_children(before) == []
+
+
+def test_a_worker_that_cannot_open_the_file_leaves_its_chunks_and_says_nothing(big, monkeypatch, tmp_path, capfd):
+    """The worker opens the workbook by path: when that path is gone by then (the file was moved
+    while being read), this process reads every chunk itself — same rows — and no traceback from
+    the worker reaches the tool's stderr (the host's error channel)."""
+    want = _read(big["plain"], 1, monkeypatch)["rows"]
+    moving = str(tmp_path / "moving.xlsx")
+    shutil.copy(big["plain"], moving)
+    monkeypatch.setenv("XLA_XLSX_WORKERS", "2")
+    capfd.readouterr()
+    with tf.open_book(moving) as book:
+        os.remove(moving)                    # our open zip still reads; the worker's open fails
+        got = list(book.rows())
+    assert got == want
+    assert "Traceback" not in capfd.readouterr().err

@@ -156,7 +156,7 @@ def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
     import threading
     import zipfile
     parent_end.close()
-    zf = zipfile.ZipFile(path)
+    zf = None
     out = queue.Queue(QUEUED)
 
     def send():
@@ -181,20 +181,24 @@ def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
     want = claim()
     k = -1
     try:
+        zf = zipfile.ZipFile(path)
         for k, chunk in enumerate(member_chunks(zf, member, boundary)):
             if k < want:
                 continue
             out.put(pickle.dumps((k, parser.detached(chunk, k)), pickle.HIGHEST_PROTOCOL))
             del chunk
             want = claim()
-    except Exception:  # noqa: BLE001 - inflating failed: the parent will meet the same error itself
+    except Exception:  # noqa: BLE001 - opening or inflating failed: the parent meets the same error
+        # itself, or (file gone, memory) simply parses the chunks the worker leaves unanswered;
+        # never a traceback from here onto the tool's stderr
         if want == k:
             out.put(pickle.dumps((k, None), pickle.HIGHEST_PROTOCOL))
     finally:
         out.put(None)
         sender.join()
         conn.close()
-        zf.close()
+        if zf is not None:
+            zf.close()
 
 
 def start_worker(book, path, member, boundary, parser):
