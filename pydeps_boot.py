@@ -25,7 +25,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from xlakit import progress  # noqa: E402
-from xlakit.lock import FileLock  # noqa: E402
+from xlakit.fs.lock import FileLock  # noqa: E402
 from xlakit.manifest import pydeps_dir  # noqa: E402
 
 PYDEPS = pydeps_dir(ROOT)

@@ -56,9 +56,9 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from xlakit import lock as xla_lock  # noqa: E402
+from xlakit.fs import lock as xla_lock  # noqa: E402
 from xlakit import manifest as xla_manifest  # noqa: E402
-from xlakit.paths import home_dir  # noqa: E402  (HOME first, also on Windows)
+from xlakit.fs.paths import home_dir  # noqa: E402  (HOME first, also on Windows)
 from xlakit.host import group_kwargs, kill_tree  # noqa: E402
 
 DEFAULT_REMOTE = "https://gitee.com/empiror/xla-tools.git"

@@ -151,7 +151,7 @@ def once_per_run(tmp_path_factory, name, compute):
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return compute()
     sys.path.insert(0, ROOT)
-    from xlakit.lock import FileLock
+    from xlakit.fs.lock import FileLock
     shared = tmp_path_factory.getbasetemp().parent      # the run's folder, common to all workers
     path = shared / (name + ".json")
     with FileLock(str(path) + ".lock"):

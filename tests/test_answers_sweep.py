@@ -270,7 +270,7 @@ def test_the_english_check_itself():
 LOPSIDED = re.compile(r"[\u4e00-\u9fff][0-9A-Za-z][0-9A-Za-z.,%_+/-]* [\u4e00-\u9fff]|"
                       r"[\u4e00-\u9fff] [0-9A-Za-z][0-9A-Za-z.,%_+/-]*[\u4e00-\u9fff]")
 # Messages written by modules outside this suite's owner, reported to their owners (issue 20):
-# xlakit/filetools.py _check_binary joins "是" and the sniffed kind ("Excel 工作簿") without a space.
+# xlakit/fs/filetools.py _check_binary joins "是" and the sniffed kind ("Excel 工作簿") without a space.
 KNOWN_LOPSIDED = set()
 
 

@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from conftest import ROOT, ok, fail
-from xlakit import filetools as ft
+from xlakit.fs import filetools as ft
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 SAMPLE_XLSX = os.path.join(ROOT, "examples", "示例台账.xlsx")

@@ -48,7 +48,7 @@ def temp_checkout(tmp_path, home):
 
 ATTACKS = [
     ("toolbox_tool", "open({BOX!r} + '/tools/evil.py', 'w').write('import os')", "{BOX}/tools/evil.py"),
-    ("toolbox_xlakit", "open({BOX!r} + '/xlakit/paths.py', 'a').write('#')", None),
+    ("toolbox_xlakit", "open({BOX!r} + '/xlakit/fs/paths.py', 'a').write('#')", None),
     ("toolbox_pydeps", "import os; os.makedirs({BOX!r} + '/tools/pydeps/evil')", "{BOX}/tools/pydeps/evil"),
     ("toolbox_git_hook", "open({BOX!r} + '/.git/hooks/pre-commit', 'w').write('#!/bin/sh')",
      "{BOX}/.git/hooks/pre-commit"),

@@ -509,7 +509,7 @@ def test_raw_cancelled_notification_kills_the_child_and_sends_no_answer(raw, tmp
 
 def hold_every_slot(home):
     """Take both run slots, as two other assistants' running tools would."""
-    from xlakit.lock import FileLock
+    from xlakit.fs.lock import FileLock
     locks = [FileLock(os.path.join(str(home), ".xla", "run", "slot-%d.lock" % i)) for i in range(2)]
     assert all(lock.try_acquire() for lock in locks)
     return locks

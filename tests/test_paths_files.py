@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from conftest import ROOT
-from xlakit import files, paths
+from xlakit.fs import files, paths
 from xlakit.errors import InputError, ToolError
 
 
@@ -56,7 +56,7 @@ def test_deny_list_refuses_system_folders(myhome, target):
 
 
 @pytest.mark.parametrize("rel", ["tools/pydeps/openpyxl/__init__.py", "tools/read_spreadsheet.py", "tools.json",
-                                 "xlakit/paths.py", "xla.py"])
+                                 "xlakit/fs/paths.py", "xla.py"])
 def test_deny_list_refuses_this_checkout(myhome, rel):
     assert "工具箱本身" in paths.deny_reason(os.path.join(ROOT, rel))
 
@@ -150,7 +150,7 @@ def test_backups_are_bounded_per_file_and_in_total(myhome, tmp_path):
 WRITER = r"""
 import sys
 sys.path.insert(0, %(root)r)
-from xlakit import files
+from xlakit.fs import files
 path, tag = sys.argv[1], sys.argv[2]
 for i in range(30):
     with files.locked(path):

@@ -33,8 +33,8 @@ def make_wheel(folder, name="xlafake", version="1.0"):
 def sandbox(tmp_path):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
-    (root / "xlakit").mkdir()
-    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/lock.py", "xlakit/manifest.py",
+    (root / "xlakit" / "fs").mkdir(parents=True)
+    for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/fs/__init__.py", "xlakit/fs/lock.py", "xlakit/manifest.py",
                  "xlakit/progress.py"):
         shutil.copy(os.path.join(ROOT, name), str(root / name))
     return root

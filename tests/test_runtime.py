@@ -10,7 +10,7 @@ from conftest import ROOT, assert_contract
 def toolbox(tmp_path, body, params=None):
     root = tmp_path / "box"
     (root / "tools").mkdir(parents=True)
-    script = "import sys; sys.path.insert(0, %r)\nfrom xlakit import runtime as rt, paths, files\n" % ROOT + textwrap.dedent(body)
+    script = "import sys; sys.path.insert(0, %r)\nfrom xlakit import runtime as rt\nfrom xlakit.fs import paths, files\n" % ROOT + textwrap.dedent(body)
     (root / "tools" / "t.py").write_text(script, encoding="utf-8")
     schema = params or {"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}}
     (root / "tools.json").write_text(json.dumps({"tools": [

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT, CJK
 
-from xlakit import lock as xla_lock
+from xlakit.fs import lock as xla_lock
 from xlakit import manifest as xla_manifest
 import xla_sync
 

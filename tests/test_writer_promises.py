@@ -338,7 +338,7 @@ SYSTEM = ["/etc/cron.d/evil", "/etc/profile.d/evil.sh", "/usr/local/bin/evil", "
 
 def test_more_than_a_hundred_persistence_places_are_refused(home, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
-    from xlakit import paths
+    from xlakit.fs import paths
     assert len(PERSISTENCE) + len(SYSTEM) >= 100
     allowed = [rel for rel in PERSISTENCE if paths.deny_reason(os.path.join(str(home), rel)) is None]
     allowed += [p for p in SYSTEM if paths.deny_reason(p) is None]

@@ -36,7 +36,8 @@ column indexes, number fast paths) because a 1,000,000-row sheet must finish ins
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 import datetime  # noqa: E402
-from xlakit import collate, paths, runtime as rt  # noqa: E402
+from xlakit import collate, runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402
 

@@ -28,7 +28,8 @@ ended the pass: the file then holds the rows before ``stopped_at``) and ``warnin
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.clean import Cleaner, Options, empty_header  # noqa: E402

@@ -23,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import files, paths  # noqa: E402
+from xlakit.fs import files, paths  # noqa: E402
 from xlakit.documents import pdf_out  # noqa: E402
 from xlakit.errors import InputError  # noqa: E402
 

@@ -25,7 +25,8 @@ Returns ``path``, ``rows_before``, ``rows_after`` and ``removed`` (remove), ``du
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.dedupe import Groups, Remover, ReportRows  # noqa: E402

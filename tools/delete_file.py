@@ -7,7 +7,7 @@ drive/UNC forms), ``~``, ``..`` (also percent-encoded or spelled with look-alike
 as ``．．／``), wildcards, NUL and control characters, environment variables, Windows stream and
 device names; then, on disk: parents that are links or junctions leading out, a target link
 pointing outside, folders (no recursive delete) and special files. The file is then MOVED to
-``~/.xla/trash/<time>-<id>/`` (kept for xlakit.files.TRASH_DAYS days) and the answer says where it
+``~/.xla/trash/<time>-<id>/`` (kept for xlakit.fs.files.TRASH_DAYS days) and the answer says where it
 went and how to put it back.
 
 Parameters: path (required), relative to the workspace, e.g. ``报告/9月.docx``.
@@ -21,8 +21,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths, files  # noqa: E402
-from xlakit import filetools as ft  # noqa: E402
+from xlakit.fs import paths, files  # noqa: E402
+from xlakit.fs import filetools as ft  # noqa: E402
 
 
 def main(params):

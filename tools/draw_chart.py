@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import files, paths  # noqa: E402
+from xlakit.fs import files, paths  # noqa: E402
 from xlakit.errors import InputError  # noqa: E402
 from xlakit.raster import chart, png  # noqa: E402
 from xlakit.raster.typeset import choose_fonts  # noqa: E402

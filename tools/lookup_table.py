@@ -30,7 +30,8 @@ problem status; both: ``complete`` and ``warnings``.
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables import lookup  # noqa: E402

@@ -28,7 +28,8 @@ and ``warnings``.
 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import collate, paths, runtime as rt  # noqa: E402
+from xlakit import collate, runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 from xlakit.tables import write as table_write  # noqa: E402
 from xlakit.tables.pivot import MAX_COLS, MAX_ROWS, Pivot, number_format_for  # noqa: E402

@@ -24,7 +24,8 @@ counts); ``encoding`` and ``delimiter`` for csv/txt; ``preview``
 """
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.tables.derive import row_notes  # noqa: E402
 from xlakit.tables.keys import spelling_key  # noqa: E402
 import table_io as tio  # noqa: E402

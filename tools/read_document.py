@@ -31,7 +31,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths, documents  # noqa: E402
+from xlakit import documents  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import FormatError, InputError  # noqa: E402
 
 SLACK = 2000       # characters extracted past the window, so "is there more" is known

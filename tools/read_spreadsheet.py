@@ -31,7 +31,8 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().par
 
 import itertools  # noqa: E402
 
-from xlakit import paths, runtime as rt  # noqa: E402
+from xlakit import runtime as rt  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.tables import page_cache  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 import table_io as tio  # noqa: E402

@@ -22,8 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths  # noqa: E402
-from xlakit import filetools as ft  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
+from xlakit.fs import filetools as ft  # noqa: E402
 
 MAX_LINES = 5000
 MAX_CHARS = 16000

@@ -26,7 +26,8 @@ was refused, by which layer) and ``summary`` (one Chinese sentence for the model
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths, pyrun  # noqa: E402
+from xlakit import pyrun  # noqa: E402
+from xlakit.fs import paths  # noqa: E402
 from xlakit.errors import ToolError  # noqa: E402
 
 HOST_TIMEOUT = 60

@@ -33,7 +33,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths, files, documents  # noqa: E402
+from xlakit import documents  # noqa: E402
+from xlakit.fs import paths, files  # noqa: E402
 from xlakit.documents import docx_layout, docx_media, docx_write, pdf_out  # noqa: E402
 from xlakit.errors import InputError, ToolError, FormatError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402

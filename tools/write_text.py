@@ -5,10 +5,10 @@ indentation, blank lines, tabs and symbols untouched, no paragraph handling. The
 what the file is; only text suffixes are accepted (a .docx or .xlsx written as text would be a
 broken file: those have their own tools).
 
-Safety: the path goes through the deny list of ``xlakit.paths`` (shell and login start-up files,
+Safety: the path goes through the deny list of ``xlakit.fs.paths`` (shell and login start-up files,
 ~/.ssh, autostart folders, git hooks, the toolbox itself, system folders: places where a prompt-
 injected model could take over the machine), the write is an atomic replace through
-``xlakit.files`` with a backup of the previous file, and the file is read back and compared.
+``xlakit.fs.files`` with a backup of the previous file, and the file is read back and compared.
 
 Parameters:
     path      target file; a bare name goes to the workspace ~/.xla/workspace.
@@ -26,7 +26,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit import paths, files, text as textlib  # noqa: E402
+from xlakit import text as textlib  # noqa: E402
+from xlakit.fs import paths, files  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402
 

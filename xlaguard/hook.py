@@ -558,7 +558,7 @@ def _clone(func, globals_, name, defaults=None, kwdefaults=None):
 
 
 def private_deny_rule():
-    """``xlakit.paths.deny_reason`` (the writers' deny list: the toolbox, pydeps, ``.git``, start-up
+    """``xlakit.fs.paths.deny_reason`` (the writers' deny list: the toolbox, pydeps, ``.git``, start-up
     files...) as a private copy the script cannot reach or monkeypatch.
 
     It is imported from this checkout and then dropped from ``sys.modules`` (a script that imports
@@ -575,7 +575,7 @@ def private_deny_rule():
     saved_path, before = list(sys.path), set(sys.modules)
     sys.path.insert(0, here)
     try:
-        paths = importlib.import_module("xlakit.paths")
+        paths = importlib.import_module("xlakit.fs.paths")
     except Exception:
         return None, ()
     finally:

@@ -27,8 +27,8 @@ import time
 
 from . import manifest as xla_manifest
 from . import progress
-from .lock import FileLock
-from .paths import home_dir
+from .fs.lock import FileLock
+from .fs.paths import home_dir
 from .wire import CAPTURE_LIMIT, ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text
 
 TIMEOUT = 60

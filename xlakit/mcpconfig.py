@@ -13,7 +13,7 @@ import os
 import sys
 
 from . import manifest as xla_manifest
-from .paths import home_dir
+from .fs.paths import home_dir
 
 SERVER_KEY = "xla-tools"
 

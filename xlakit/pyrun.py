@@ -14,7 +14,8 @@ import tempfile
 import threading
 import time
 
-from . import manifest, paths
+from . import manifest
+from .fs import paths
 from .errors import ToolError
 from .host import group_kwargs, kill_tree
 from xlaguard.seccomp import FILE_SIZE_LIMIT, MEMORY_LIMIT   # the limits the guard sets (stdlib-only module)

@@ -24,7 +24,7 @@ import traceback
 
 from . import manifest as xla_manifest
 # The error types are re-exported (``rt.ToolError``) for short tool scripts; paths and files are
-# not: a tool imports ``xlakit.paths`` / ``xlakit.files`` so every path and write rule has one home.
+# not: a tool imports ``xlakit.fs.paths`` / ``xlakit.fs.files`` so every path and write rule has one home.
 from .errors import Deadline, FormatError, InputError, TimeUp, ToolError, os_error  # noqa: F401 - re-exported
 from .wire import ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text, text_size  # noqa: F401
 # rt.progress(done, total, note): one "[xla-progress] {...}" line on stderr (xlakit/progress.py).

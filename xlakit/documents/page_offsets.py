@@ -21,7 +21,7 @@ import json
 import os
 import tempfile
 
-from .. import paths
+from ..fs import paths
 
 VERSION = 1
 MAX_ENTRIES = 300

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from .. import files
+from ..fs import files
 from ..errors import ToolError
 
 MAX_SECONDS = 40.0          # one conversion; the tool still has time to write and answer

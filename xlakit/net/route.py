@@ -71,7 +71,7 @@ def map_target(scheme, host, port):
 def settings_path():
     """``~/.xla/settings.json`` (HOME first, as the rest of the toolbox resolves it)."""
     try:
-        from .. import paths
+        from ..fs import paths
         return paths.xla_dir("settings.json")
     except Exception:   # paths not importable (being built, or a stripped install): same rule here
         home = os.environ.get("HOME") or os.environ.get("USERPROFILE") or os.path.expanduser("~")

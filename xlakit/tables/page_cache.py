@@ -26,7 +26,7 @@ import os
 import tempfile
 import time
 
-from .. import paths
+from ..fs import paths
 
 VERSION = 1
 CHUNK_ROWS = 256

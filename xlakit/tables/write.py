@@ -5,7 +5,7 @@ Why one shared writer: the user must get the same cells whichever tool wrote the
 numbers, ISO date text becomes a real Excel date, an ID-card number never turns into 1.10101E+17),
 and the same safety rules must hold everywhere:
 
-- never damage the user's file: the target is locked (``xlakit.files.locked``) around the whole
+- never damage the user's file: the target is locked (``xlakit.fs.files.locked``) around the whole
   read-inspect-write cycle, the new content goes to a temp file beside it and replaces it in one
   step (``files.atomic_write``), a copy of the previous file goes to ``~/.xla/backup`` first, and
   any error (a limit, a bad row, a full disk) leaves the original byte-for-byte intact;
@@ -33,7 +33,7 @@ import itertools
 import os
 import re
 
-from .. import files, paths
+from ..fs import files, paths
 from ..errors import ToolError
 from . import csv_write, xls_write, xlsx_append, xlsx_chart, xlsx_existing, xlsx_new
 from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, looks_like_header, prepare_rows, to_cell  # noqa: F401

@@ -6,8 +6,8 @@ only reads one text file; ``filetools`` re-exports its names, so callers use eit
 """
 import os
 
-from .errors import InputError, ToolError  # noqa: F401 - used by the windows below
-from .text import human_size  # noqa: F401
+from ..errors import InputError, ToolError  # noqa: F401 - used by the windows below
+from ..text import human_size  # noqa: F401
 
 
 def _expired(deadline):
@@ -116,8 +116,8 @@ def _spaced(phrase):
 
 
 def _check_binary(path, head, codec):
-    from . import sniff as _sniff
-    from .errors import FormatError
+    from .. import sniff as _sniff
+    from ..errors import FormatError
     kind = _sniff.sniff(path)
     if kind.kind in DOCUMENT_TOOLS:
         raise FormatError("%s 是%s，不是纯文本文件" % (os.path.basename(path), _spaced(kind.detail)),
@@ -171,7 +171,7 @@ def read_window(path, start_line=1, max_lines=1000, tail=False, max_chars=12000,
     needs (the tail backwards from the end) and their lines counted by scanning bytes. A line longer
     than ``line_cap`` is cut with a marker saying how long it was, so one minified line cannot use
     up the answer; a window of one line may use the whole ``max_chars``."""
-    from . import text as _text
+    from .. import text as _text
     size = os.path.getsize(path)
     whole = size <= WHOLE_FILE_LIMIT
     with open(path, "rb") as fh:

@@ -38,7 +38,7 @@ import tempfile
 import time
 
 from . import paths
-from .errors import ToolError, os_error
+from ..errors import ToolError, os_error
 from .lock import FileLock
 
 KEEP_PER_FILE = 5                      # newest backups kept per original file

@@ -18,9 +18,9 @@ import os
 import stat
 import sys
 
-from .errors import InputError, ToolError, os_error
+from ..errors import InputError, ToolError, os_error
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IS_WINDOWS = os.name == "nt"
 IS_MAC = sys.platform == "darwin"
 
@@ -172,7 +172,7 @@ def absolute(path, param="path", create_workspace=False):
 
 def _hint(name, text):
     # Imported late: the manifest is plumbing below us, but reading it costs a file read.
-    from .manifest import declared_tools
+    from ..manifest import declared_tools
     return text if name in declared_tools() else ""
 
 

@@ -22,9 +22,9 @@ import stat
 import unicodedata
 import urllib.parse
 
-from . import progress
-from .errors import InputError, ToolError, os_error
-from .text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
+from .. import progress
+from ..errors import InputError, ToolError, os_error
+from ..text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
 
 IS_WINDOWS = os.name == "nt"
 PROGRESS_ENTRIES = 5000      # find_files reports progress every this many entries looked at
@@ -178,7 +178,7 @@ def list_dir(folder, sort_by="name", hidden=False, deadline=None, collation="pin
     elif sort_by == "size":
         rows.sort(key=lambda r: (r["size"] if r["size"] is not None else -1), reverse=True)
     else:
-        from . import collate
+        from .. import collate
         rows.sort(key=lambda r: (r["type"] != "dir", collate.name_key(r["name"], collation)))
     files = sum(1 for r in rows if r["type"] == "file")
     dirs = sum(1 for r in rows if r["type"] == "dir")
