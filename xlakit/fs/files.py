@@ -485,6 +485,7 @@ class NewFile(object):
         """Copy the new content over the old file's own inode (``old_fd``, opened through the
         walked folder): used when the file has other hard links, which a replace would leave
         holding the old content. Not atomic, which is why the backup is taken first."""
+        os.lseek(old_fd, 0, os.SEEK_SET)
         if self.fd is not None:
             _copy_fd(self.fd, old_fd)
         else:

@@ -30,7 +30,7 @@ import os
 import stat
 import sys
 
-from ..errors import ToolError, os_error
+from ..errors import InputError, ToolError, os_error
 
 MAX_LINKS = 40                       # the kernel's own bound (ELOOP after 40 links in one lookup)
 PATH_MAX = 1024 if sys.platform == "darwin" else 4096 if os.name != "nt" else 32767
@@ -53,6 +53,11 @@ class WalkError(ToolError):
         self.errno = code
 
 
+class WalkInputError(WalkError, InputError):
+    """A walk error the caller's path itself causes (a file used as a folder, a path too long):
+    exit code 2 like every other bad parameter."""
+
+
 _WHY = {
     errno.ENAMETOOLONG: "路径太长或经过的文件夹太深，超出了系统能确认的范围",
     errno.ELOOP: "路径经过的链接太多（超过 %d 个）或链接互相指向，形成了循环" % MAX_LINKS,
@@ -65,14 +70,16 @@ _WHY = {
 def _error(exc_or_code, shown, where):
     code = exc_or_code.errno if isinstance(exc_or_code, OSError) else exc_or_code
     if code == errno.ENOTDIR:
-        return WalkError("路径中的「%s」是一个文件，不是文件夹，不能在它下面保存 %s。请检查路径的每一级" % (
+        return WalkInputError("路径中的「%s」是一个文件，不是文件夹，不能在它下面保存 %s。请检查路径的每一级" % (
             where, os.path.basename(shown)), code)
     why = _WHY.get(code)
-    if why is None:
+    if why is None or (code == errno.ENAMETOOLONG and len(os.fsencode(os.path.basename(where))) > 255):
+        # an unknown error, or one name itself too long: the common wording (what to shorten)
         exc = exc_or_code if isinstance(exc_or_code, OSError) else OSError(code, os.strerror(code or 0))
         return os_error(exc, shown, "访问")
-    return WalkError("无法确认 %s 真正指向哪里（%s，位置：%s），工具不写入、不删除这样的位置。请换一个普通的路径，"
-                     "例如工作空间里的文件名" % (shown, why, where), code)
+    cls = WalkInputError if code == errno.ENAMETOOLONG else WalkError
+    return cls("无法确认 %s 真正指向哪里（%s，位置：%s），工具不写入、不删除这样的位置。请换一个普通的路径，"
+               "例如工作空间里的文件名" % (shown, why, where), code)
 
 
 class Walked(object):
