@@ -198,7 +198,7 @@ def walk(path, create=False, follow_final=True):
                 if not create:
                     # the rest does not exist: the kernel would create nothing there but the
                     # folders a writer makes, which are plain folders, so the rest is read as text
-                    out.missing = 1 + sum(1 for c in todo if c not in ("", ".", ".."))
+                    out.missing = sum(1 for c in todo if c not in ("", ".", ".."))   # + comp - the file
                     real = _textual(real + [comp] + list(todo))
                     os.close(fd)
                     fd = None
