@@ -14,12 +14,11 @@ import random
 import signal
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import NOBODY, ROOT, as_nobody, assert_contract, fail, nobody_dir, ok
+from conftest import NOBODY, ROOT, as_nobody, nobody_dir, ok
 from xlakit import host as xla_host
 from xlakit.fs import paths, resolve
 
@@ -369,9 +368,11 @@ def _spawn(name, args, home):
                             start_new_session=True)
     proc.stdin.write(json.dumps(args, ensure_ascii=False).encode("utf-8"))
     proc.stdin.close()
+    proc.stdin = None
     return proc
 
 
+@pytest.mark.slow
 def test_a_killed_writer_leaves_no_file_beside_the_users(home, tmp_path):
     """SIGKILL a big write_spreadsheet (new xlsx, then csv and xlsx appends to it) at spread-out
     moments of its run; after each kill the folder holds the user's files and nothing else."""

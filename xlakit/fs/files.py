@@ -369,24 +369,6 @@ def _kind_of(st):
     return "特殊文件"
 
 
-def check_regular_target(path):
-    """An existing target must be an ordinary file: a FIFO, socket or device is never replaced
-    (replacing it would destroy it and claim a file was "created")."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        raise ToolError("%s 是一个%s，不是普通文件，工具不会写入或替换它。请换一个文件名" % (path, _kind_of(st)))
-    return st
-
-
-O_TMPFILE = getattr(os, "O_TMPFILE", 0)
-_PROC_FD = "/proc/self/fd"
-# what open(O_TMPFILE) answers where the file system or kernel cannot make unnamed files
-_NO_TMPFILE = {getattr(errno, n) for n in ("EOPNOTSUPP", "ENOTSUP", "EISDIR", "EINVAL", "ENOENT") if hasattr(errno, n)}
-
-
 def _proc_fd_works():
     return os.name == "posix" and os.path.isdir(_PROC_FD)
 
