@@ -369,6 +369,12 @@ def _kind_of(st):
     return "特殊文件"
 
 
+O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+_PROC_FD = "/proc/self/fd"
+# what open(O_TMPFILE) answers where the file system or kernel cannot make unnamed files
+_NO_TMPFILE = {getattr(errno, n) for n in ("EOPNOTSUPP", "ENOTSUP", "EISDIR", "EINVAL", "ENOENT") if hasattr(errno, n)}
+
+
 def _proc_fd_works():
     return os.name == "posix" and os.path.isdir(_PROC_FD)
 
