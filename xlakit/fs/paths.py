@@ -335,13 +335,23 @@ def _real(path):
         return os.path.abspath(path)
 
 
+_TOOLBOX = {}
+
+
 def _toolbox_folders():
-    out = []
-    for folder in (ROOT, manifest.pydeps_dir(ROOT, home_dir())):
-        for cand in (_norm(folder), _norm(_real(folder))):
-            if cand not in out:
-                out.append(cand)
-    return out
+    """This checkout and its libraries' folder (``manifest.pydeps_dir``: ``tools/pydeps``, which may
+    be a link to a shared copy, or an installed package's ``~/.xla/pydeps``), as written and real.
+    Computed once per HOME: the run_python fence's first (warm-up) call fixes it before any
+    script runs."""
+    home = home_dir()
+    if home not in _TOOLBOX:
+        out = []
+        for folder in (ROOT, manifest.pydeps_dir(ROOT, home)):
+            for cand in (_norm(folder), _norm(_real(folder))):
+                if cand not in out:
+                    out.append(cand)
+        _TOOLBOX[home] = tuple(out)
+    return _TOOLBOX[home]
 
 
 def _interpreter_paths():
