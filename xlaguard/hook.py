@@ -188,7 +188,8 @@ def _hook_template(event, args,
             if dir_fd is not None and _type(dir_fd) is not _int:
                 return None
             if _mode == "windows":
-                return None if dir_fd is not None else _winres(s, follow)   # xlaguard.winpath
+                # no dir_fd on Windows (the os.* events pass -1 for "none")
+                return None if dir_fd is not None and dir_fd != -1 else _winres(s, follow)   # xlaguard.winpath
             a = absolute(s, dir_fd)
             if a is None:
                 return None
@@ -364,6 +365,11 @@ def _hook_template(event, args,
                 deny("process", "flock %s" % (c or "fd"), "xla_guard 已拦截：脚本试图给允许目录以外的文件加锁（%s），"
                                                        "这会卡住其他程序。" % (c or "fd"))
             return
+        if event == "msvcrt.locking":
+            # Windows: a lock on a read-only fd of a file outside (the host's slot locks) stalls
+            # other tools (D3); the fd's path is not known here, so every lock is refused
+            deny("process", "msvcrt.locking", "xla_guard 已拦截：脚本试图给文件加锁（msvcrt.locking），"
+                                              "这会卡住其他程序；run_python 里的脚本不能加文件锁。")
         if event == "resource.prlimit":
             if _len(args) > 2 and args[2] is not None and not (_type(args[0]) is _int and args[0] in (0, _getpid())):
                 deny("process", "resource.prlimit", "xla_guard 已拦截：脚本试图修改其他进程的资源限制（prlimit）。")
@@ -667,7 +673,7 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         "open", "_winapi.CreateFile", "sqlite3.connect", "socket.__new__", "socket.bind", "socket.connect",
         "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "ctypes.dlopen", "import", "sys._getframe",
         "object.__getattr__", "object.__setattr__", "object.__delattr__", "code.__new__", "marshal.loads",
-        "marshal.load", "compile", "fcntl.ioctl", "fcntl.fcntl", "fcntl.flock", "fcntl.lockf", "resource.prlimit",
+        "marshal.load", "compile", "fcntl.ioctl", "fcntl.fcntl", "fcntl.flock", "fcntl.lockf", "resource.prlimit", "msvcrt.locking",
         "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks"}
     always = {"xla_guard.report", "xla_guard.denied"}
     setown = (8, 15) if mode == "linux" else ((6,) if mode == "darwin" else ())
