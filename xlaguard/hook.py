@@ -719,7 +719,7 @@ def _windows_values(mode, roots):
     """The hook's Windows path resolution (``xlaguard.winpath``) with the roots canonicalised by it,
     and the stdlib-zip bytecode it may unmarshal (``xlaguard.stdzip``, any platform)."""
 
-    out = {}
+    out = dict(_winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None)
     digests, sha = stdzip.trusted(roots)
     if digests:
         out.update(_stdpyc=digests, _sha=sha)
