@@ -380,6 +380,9 @@ def _supervise(proc, nonce, rep_r, roots, timeout, started):
             d.join(timeout=2)
     status, blocked, count, extra = parse_records(reports.records)
     fence = fence_info(status, roots, os.environ.get("XLA_RUNPY_UNRESTRICTED") == "1")
+    launcher = getattr(proc, "token_detail", "")
+    if launcher and "token" in fence and "low_integrity_token" not in fence.get("layers", ()):
+        fence["token"] += "（启动方：%s）" % launcher     # Windows: why the token is not a low one
     return {"exit_code": None if timed_out else proc.returncode, "timed_out": timed_out,
             "duration": duration, "fence": fence, "blocked": blocked, "blocked_total": count,
             "extra": extra, "out": out, "err": err}

@@ -289,3 +289,32 @@ def test_low_integrity_token_refuses_writes_outside_without_the_hook(lane, win_h
     assert data["stdout"].splitlines()[0].strip() == "refused", data
     assert "low_integrity_token" in data["fence"]["layers"]
     assert not (win_tmp / "x_lowil.txt").exists()
+
+
+SPAWN = r'''
+import json, os, sys
+sys.path.insert(0, %(box)r)
+from xlaguard import winjob, wintoken
+tok, detail = wintoken.low_integrity_token()
+code = ("import sys; sys.path.insert(0, sys.argv[1]); from xlaguard import wintoken; "
+        "print(sys.stdin.readline().strip(), wintoken.integrity_level())")
+child = winjob.spawn([sys.executable, "-c", code, %(box)r], os.getcwd(), dict(os.environ), 1 << 30, 30, tok, detail)
+child.stdin.write(b"hello\n"); child.stdin.close()
+out = child.stdout.read().decode().split() + [child.stderr.read().decode()[-300:]]
+rc = child.wait(20)
+child.close()
+print(json.dumps({"token": bool(tok), "detail": child.token_detail, "out": out, "rc": rc}))
+'''
+
+
+def test_launcher_starts_the_child_with_the_restricted_token(lane):
+    """winjob.spawn with wintoken's token: CreateProcessAsUserW, suspended, into the job, resumed, the
+    three pipes work. Wine runs the code path; that the child is really Low is checked on Windows."""
+    from winlane import toolbox, win_python
+    out = win_python(SPAWN % {"box": win_path(toolbox())})
+    assert out.exit_code == 0, out
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["token"] and got["rc"] == 0 and got["out"][0] == "hello", got
+    assert "低完整性" in got["detail"]
+    kernel_xfail()
+    assert got["out"][1] == str(0x1000), got
