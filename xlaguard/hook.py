@@ -260,6 +260,8 @@ def _hook_template(event, args,
                 deny("write", "open")
             c = resolve(p, None, True)
             if c is None:
+                if _mode == "windows":
+                    return                  # a read-only open of a path winpath will not place (a local share...)
                 deny("write", s)
             if _type(flags) is _int and (flags & (_O_DIR | _O_PATH)) and not inside(c):
                 deny("write", c, "xla_guard 已拦截：不能以目录句柄方式打开允许目录以外的 %s。" % c)
