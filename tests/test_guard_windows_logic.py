@@ -189,3 +189,15 @@ def test_environment_block():
 
 def test_low_label_sddl():
     assert wintoken.LOW_LABEL_SDDL == "S:(ML;OICI;NW;;;LW)" and wintoken.LOW_SID == "S-1-16-4096"
+
+
+def test_drive_relative_on_another_drive_asks_the_os():
+    """``D:x`` uses drive D's own current folder (the hidden "=D:" variable), which only
+    GetFullPathNameW knows: the OS answer decides, not a guess of D:\\x."""
+    fs = FakeFS()
+    r = winpath.bind(lambda: CWD, lambda p: "D:\\data\\" + p[2:] if p[:2] == "D:" and p[2:3] != "\\" else p,
+                     fs.final)
+    assert r("D:x.txt", True) == "D:\\data\\x.txt"
+    r2 = winpath.bind(lambda: "D:\\data", lambda p: "C:\\Users\\u\\Desktop\\" + p[2:] if p[2:3] != "\\" else p,
+                      fs.final)
+    assert not winpath.inside(r2("C:x.txt", True), (WS,))

@@ -75,6 +75,15 @@ def normalize(p, cwd, _full=None, _devices=DEVICE_NAMES, _hosts=LOCAL_HOSTS, _ba
             if s[2:3] != "\\":             # drive-relative C:foo
                 if cwd[:2].upper() == s[:2].upper():
                     s = cwd.rstrip("\\") + "\\" + s[2:]
+                elif _full is not None:
+                    # another drive: Windows uses that drive's own current folder (the hidden "=D:"
+                    # variable, which chdir sets); only GetFullPathNameW knows it
+                    try:
+                        s = _full(s)
+                    except (OSError, ValueError):
+                        return None
+                    if type(s) is not str or not (len(s) >= 3 and s[1] == ":" and s[2] == "\\"):
+                        return None
                 else:
                     s = s[:2] + "\\" + s[2:]
         elif s[:1] == "\\":
