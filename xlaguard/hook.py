@@ -5,7 +5,8 @@ arguments of one hook function, as immutable values (tuples, frozensets, C funct
 canonicalized with captured ``lstat``/``readlink``/``getcwd``; re-imports of neutered modules, ``gc``,
 tracing and ``addaudithook`` are refused; modules without audit events are removed or refused.
 Audit hooks are not a sandbox: this layer catches mistakes and says in Chinese what was refused;
-on Linux layers 2 and 3 (kernel) hold what it cannot."""
+on Linux layers 2 and 3 (kernel) hold what it cannot, on Windows the low-integrity token and the Job
+object run_python starts the guard with. Windows paths are placed by ``xlaguard.winpath``."""
 import os
 import sys
 

@@ -5,6 +5,11 @@ pipes without deadlock (head and tail kept, the middle counted), killing the who
 and reading the guard's report lines (which layers are active, every refused operation) out of
 stderr. The tool script only turns parameters into a call of :func:`run` and the result into an
 answer that fits the output cap (:func:`clip`, :func:`summarize`).
+
+On Windows this process is also the fence's outer half: it gives the run a temp folder of its own
+inside the workspace (``%TEMP%`` is under AppData, which the fence refuses), and starts the guard
+through ``xlaguard.winjob.spawn`` with the low-integrity token of ``xlaguard.wintoken`` inside a
+Job object whose handle only this process holds.
 """
 import os
 import secrets
