@@ -324,3 +324,33 @@ def test_launcher_starts_the_child_with_the_restricted_token(lane):
     assert "低完整性" in got["detail"]
     kernel_xfail()
     assert got["out"][1] == str(0x1000), got
+
+
+LINKED = r'''
+import json, os, shutil
+out = {}
+for name, fn in [("via_link", lambda: open("out\\x_link.txt", "w").close()),
+                 ("via_link_verbatim", lambda: open("\\\\?\\" + os.getcwd() + "\\out\\x_linkv.txt", "w").close()),
+                 ("mkdir_via_link", lambda: os.mkdir("out\\x_dir")),
+                 ("rename_into_link", lambda: os.rename("victim.txt", "out\\x_ren.txt")),
+                 ("rmtree_via_link", lambda: shutil.rmtree("out\\keepdir"))]:
+    try:
+        fn(); out[name] = "done"
+    except BaseException as e:
+        out[name] = type(e).__name__
+print(json.dumps(out))
+'''
+
+
+def test_links_out_of_the_workspace_are_followed_to_where_they_lead(lane, win_home, win_tmp):
+    """A link in the workspace pointing outside (made from the Linux side: Wine shows it as a
+    symlink/junction, and GetFinalPathNameByHandleW resolves it): writes through it are refused."""
+    (win_tmp / "keepdir").mkdir()
+    (win_tmp / "keepdir" / "a.txt").write_text("a")
+    ws = workspace(win_home)
+    os.symlink(str(win_tmp), os.path.join(ws, "out"))
+    open(os.path.join(ws, "victim.txt"), "w").close()
+    data = run_script(win_home, LINKED)
+    got = json.loads(data["stdout"].strip().splitlines()[-1])
+    assert all(v == "PermissionError" for v in got.values()), got
+    assert sorted(p.name for p in win_tmp.iterdir()) == ["keepdir"] and (win_tmp / "keepdir" / "a.txt").exists()
