@@ -194,7 +194,10 @@ def fence_info(status, roots, unrestricted_env):
     for key in ("seccomp", "job", "token"):
         if key in status:
             info[key] = status[key]
-    if "landlock" not in layers and "job_object" not in layers:
+    if "token" in status and "low_integrity_token" not in layers:
+        info["note"] = ("写入只由第一层（审计钩子）把关：%s。它能防住误操作，但不是严格的沙箱"
+                        % status.get("token", ""))   # Windows without the low-integrity token
+    elif "landlock" not in layers and "job_object" not in layers:
         info["note"] = "只有第一层（审计钩子）生效：%s。它能防住误操作，但不是严格的沙箱" % status.get("landlock", "")
     return info
 
