@@ -676,8 +676,8 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         "open", "_winapi.CreateFile", "sqlite3.connect", "socket.__new__", "socket.bind", "socket.connect",
         "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "ctypes.dlopen", "import", "sys._getframe",
         "object.__getattr__", "object.__setattr__", "object.__delattr__", "code.__new__", "marshal.loads",
-        "marshal.load", "compile", "fcntl.ioctl", "fcntl.fcntl", "fcntl.flock", "fcntl.lockf", "resource.prlimit", "msvcrt.locking",
-        "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks"}
+        "marshal.load", "compile", "fcntl.ioctl", "fcntl.fcntl", "fcntl.flock", "fcntl.lockf", "resource.prlimit",
+        "msvcrt.locking", "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks"}
     always = {"xla_guard.report", "xla_guard.denied"}
     setown = (8, 15) if mode == "linux" else ((6,) if mode == "darwin" else ())
     values = dict(
@@ -721,7 +721,6 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
 def _windows_values(mode, roots):
     """The hook's Windows path resolution (``xlaguard.winpath``) with the roots canonicalised by it,
     and the stdlib-zip bytecode it may unmarshal (``xlaguard.stdzip``, any platform)."""
-
     out = dict(_winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None)
     digests, sha = stdzip.trusted(roots)
     if digests:
