@@ -201,3 +201,25 @@ def test_drive_relative_on_another_drive_asks_the_os():
     r2 = winpath.bind(lambda: "D:\\data", lambda p: "C:\\Users\\u\\Desktop\\" + p[2:] if p[2:3] != "\\" else p,
                       fs.final)
     assert not winpath.inside(r2("C:x.txt", True), (WS,))
+
+
+def test_per_run_temp_folder_and_its_clean_up(tmp_path):
+    """pyrun.run_temp_dir (used on Windows): a fresh folder in <workspace>/.xla-tmp, leftovers older than
+    a day removed on the way, and the .xla-tmp folder itself gone when the last run is cleaned up."""
+    import time
+    from xlakit import pyrun
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    stale = ws / pyrun.RUN_TEMP / "run-old"
+    stale.mkdir(parents=True)
+    (stale / "f.txt").write_text("x")
+    os.chmod(stale / "f.txt", 0o444)
+    old = time.time() - 2 * 86400
+    os.utime(stale, (old, old))
+    d = pyrun.run_temp_dir(str(ws))
+    assert os.path.dirname(d) == str(ws / pyrun.RUN_TEMP) and os.path.basename(d).startswith("run-")
+    assert not stale.exists()
+    with open(os.path.join(d, "spool.tmp"), "w") as f:
+        f.write("x")
+    pyrun._remove_tree(d)
+    assert not os.path.exists(d) and not (ws / pyrun.RUN_TEMP).exists()
