@@ -259,6 +259,7 @@ def run_temp_dir(workspace):
                 pass
     except OSError:
         pass
+    os.makedirs(base, exist_ok=True)    # removing the last leftover takes the empty base with it
     return tempfile.mkdtemp(prefix="run-", dir=base)
 
 
