@@ -39,6 +39,7 @@ import time
 
 from . import paths
 from ..errors import ToolError, os_error
+from . import winshare
 from .lock import FileLock
 
 KEEP_PER_FILE = 5                      # newest backups kept per original file
@@ -167,9 +168,16 @@ def backup_file(path):
     Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of one file group by ``key`` and
     sort by time; after each copy the folder is pruned (see :func:`prune_backups`). The copy is made
     under a temp name and renamed when complete: a copy cut short (a full disk, the kill) never
-    carries a backup's name."""
+    carries a backup's name.
+
+    When the newest backup of this file already holds exactly its bytes, that copy is the answer
+    and nothing is copied: a write retried while Excel holds the file (or the same content saved
+    twice) must not push the real older versions out of the :data:`KEEP_PER_FILE` kept."""
     if not os.path.isfile(path):
         return None
+    same = newest_backup_if_same(path)
+    if same:
+        return same
     folder = paths.backup_dir(create=True)
     sweep_stale_temps(folder)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
@@ -193,6 +201,28 @@ def backup_file(path):
         raise
     prune_backups(keep=target)
     return target
+
+
+def _digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.digest()
+
+
+def newest_backup_if_same(path):
+    """The newest backup of ``path`` when it is byte-identical to the file now (same size, same
+    SHA-256), else None."""
+    key = _key(path)
+    try:
+        size = os.path.getsize(path)
+        for _mtime, _name, full, bsize, bkey in _backups(paths.backup_dir()):
+            if bkey == key:
+                return full if bsize == size and _digest(full) == _digest(path) else None
+    except OSError:
+        return None
+    return None
 
 
 class scratch(object):
@@ -426,11 +456,14 @@ def _atomic_write(path, write, backup):
     except OSError as exc:
         raise os_error(exc, path, "写入")
     os.close(fd)
+    winshare.hide(tmp)
     try:
         try:
             write(tmp)
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
+            if old is not None:         # held open in Excel/WPS: say so before any backup is taken
+                winshare.check_replaceable(path)
             saved = backup_file(path) if backup else None
             if old is not None and old.st_nlink > 1:
                 _rewrite_in_place(tmp, path)
@@ -440,7 +473,8 @@ def _atomic_write(path, write, backup):
                     _keep_identity(tmp, old)
                 else:
                     os.chmod(tmp, new_file_mode())
-                os.replace(tmp, path)
+                winshare.unhide_like(tmp, old)
+                winshare.replace(tmp, path)
             _fsync_dir(folder)
         except OSError as exc:
             if isinstance(exc, TimeoutError):
