@@ -263,7 +263,7 @@ def _final_by_ctypes(path):  # pragma: no cover - Windows only, when nt lacks th
 def long_path(path):
     """``path`` with 8.3 short names (``PROGRA~1``) of its existing part expanded by
     ``GetLongPathNameW``; unchanged off Windows or when Windows cannot say. Returns (path, expanded)."""
-    if not IS_WINDOWS or not _SHORT.search(path):
+    if not IS_WINDOWS or "~" not in path:   # PROGRA~1 on Windows, PROG~FBU under Wine
         return path, True
     head, tail = _existing_split(path)
     if not head:
