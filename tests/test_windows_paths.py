@@ -41,6 +41,7 @@ CANONICAL = [
     (r"C:\\Users\\\u\.\Desktop\\a.txt", r"C:\Users\u\Desktop\a.txt"),
     (r"\\fileserver\财务\2024\报表.xlsx", r"\\fileserver\财务\2024\报表.xlsx"),
     (r"\\?\UNC\fileserver\财务\报表.xlsx", r"\\fileserver\财务\报表.xlsx"),
+    ("/C:/Users/u/Desktop/a.txt", r"C:\Users\u\Desktop\a.txt"),         # file:///C:/... once file:// is cut
 ]
 
 
@@ -95,7 +96,7 @@ def test_forms_windows_reads_otherwise_are_refused(raw, why):
     r"C:\Users\u\Desktop\报表.xlsx", r"C:\Users\u\Desktop\console.txt", r"C:\Users\u\Desktop\com10.txt",
     r"C:\Users\u\Desktop\auxiliary.docx", r"C:\Users\u\Desktop\报表~草稿.xlsx", r"D:\桌面\a.b.c.csv",
     r"\\fileserver\财务\报表.xlsx", r"\\localhost\C$\Users\u\Desktop\a.txt", r"\\?\C:\Users\u\Desktop\a.txt",
-    "报表.xlsx", r"子目录\a.txt", r"\\fileserver\users$\u\a.txt"])
+    "报表.xlsx", r"子目录\a.txt", r"\\fileserver\users$\u\a.txt", "/C:/Users/u/Desktop/a.txt"])
 def test_ordinary_names_are_not_refused(raw):
     assert winpath.refusal(raw, computer_names=ME) is None
 

@@ -10,9 +10,13 @@ tool writing the same file), so every writer goes through :func:`atomic_write`:
    later save its stale copy over ours;
 3. a backup of the old file into ``~/.xla/backup/`` with **retention**: the newest
    :data:`KEEP_PER_FILE` copies per file and at most :data:`MAX_BACKUP_BYTES` in all, the oldest
-   pruned first;
-4. a temp file in the same folder (same file system, so the replace is atomic), flushed and
-   fsynced, the old file's permission bits copied, then ``os.replace``; on any error the temp file
+   pruned first; no second copy when the newest backup already holds the same bytes (a retried
+   write must not push the real older versions out). On Windows the kernel is asked first whether
+   the file can be replaced at all (:mod:`.winshare`: held open in Excel/WPS is said before any
+   backup is taken);
+4. a temp file in the same folder (same file system, so the replace is atomic; hidden on Windows),
+   flushed and fsynced, the old file's permission bits copied, then the replace (on Windows with a
+   short retry of passing sharing violations, :func:`winshare.replace`); on any error the temp file
    goes and the old file is untouched.
 
 A process killed mid-write (the host's 60 s kill, a crash) cannot remove its temp file. Temp files

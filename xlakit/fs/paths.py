@@ -345,11 +345,12 @@ def deny_reason(path):
     first, and where the kernel says the path leads (:func:`winpath.final_path`) is checked too."""
     candidates = [os.path.normpath(path), _real(path)]
     if IS_WINDOWS:  # pragma: no cover - Windows only
-        expanded = winpath.long_path(winpath.canonical(path))[1]
-        form = winpath.refusal(path, short_names_expanded=expanded)
+        # the kernel's final path has long names only, so 8.3 names are checked through it
+        final = winpath.final_path(path)
+        form = winpath.refusal(path, short_names_expanded=final is not None)
         if form:
             return form
-        candidates.append(winpath.final_path(path))
+        candidates.append(final)
     for candidate in dict.fromkeys(c for c in candidates if c):
         reason = _deny_one(candidate)
         if reason:
@@ -477,7 +478,7 @@ def _norm_name(name):
 def check_write_allowed(path):
     """Raise a Chinese ToolError when ``path`` (absolute) lies in a denied place."""
     if IS_WINDOWS:  # pragma: no cover - Windows only: a name Windows reads as something else
-        form = winpath.refusal(path, short_names_expanded=winpath.long_path(winpath.canonical(path))[1])
+        form = winpath.refusal(path, short_names_expanded=winpath.final_path(path) is not None)
         if form:
             raise InputError("不能写入 %s：%s" % (path, form))
     reason = deny_reason(path)

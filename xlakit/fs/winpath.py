@@ -37,10 +37,15 @@ _SHORT = re.compile(r"~\d")
 # Host names that mean "this computer" in a UNC path (\\localhost\C$ is the C: drive).
 _LOOPBACK = re.compile(r"^(localhost|127(\.\d{1,3}){3}|::1|\[::1\]|0--1\.ipv6-literal\.net|\.|\?)$", re.I)
 _PREFIXES = ("\\\\?\\", "\\\\.\\", "\\??\\")
+_CACHE = {}
 
 
 def _computer_names():
-    """This computer's names (DNS and NetBIOS forms), lower case: ``\\\\<name>\\C$`` is also C:."""
+    """This computer's names (DNS and NetBIOS forms), lower case: ``\\\\<name>\\C$`` is also C:.
+    Asked once per process: the run_python guard calls the deny rule from inside its audit hook,
+    where asking again (an audited socket call) would re-enter the hook."""
+    if "names" in _CACHE:
+        return _CACHE["names"]
     names = set()
     try:
         import socket
@@ -52,7 +57,8 @@ def _computer_names():
             names.add(os.environ[var].lower())
     if host:
         names.update({host.lower(), host.split(".")[0].lower(), host.split(".")[0][:15].lower()})
-    return names
+    _CACHE["names"] = frozenset(names)
+    return _CACHE["names"]
 
 
 def _split_form(path):
@@ -100,6 +106,8 @@ def canonical(path, computer_names=None):
     if not isinstance(path, str) or not path:
         return path
     text = path.replace("/", "\\")
+    if re.match(r"^\\[A-Za-z]:\\", text):      # what is left of file:///C:/...
+        text = text[1:]
     kind, rest = _split_form(text)
     if kind == "unc":
         pieces = [p for p in rest.split("\\") if p]
@@ -153,6 +161,8 @@ def refusal(path, computer_names=None, short_names_expanded=False):
     if not isinstance(path, str) or not path:
         return None
     text = path.replace("/", "\\")
+    if re.match(r"^\\[A-Za-z]:\\", text):      # what is left of file:///C:/...
+        text = text[1:]
     kind, rest = _split_form(text)
     if kind == "device":
         return ("这是 Windows 的设备或卷路径（%s），不是普通的文件夹路径，不能用来保存文件。请写成 C:\\… 这样的普通路径"
@@ -314,7 +324,6 @@ _ENV_FALLBACK = {
     "profile": ("USERPROFILE",),
 }
 _KF_FLAG_DONT_VERIFY = 0x4000      # report the folder even if it is missing; never create it
-_CACHE = {}
 
 
 def _shell_folder(guid):  # pragma: no cover - Windows only
