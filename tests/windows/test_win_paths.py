@@ -268,3 +268,39 @@ def test_a_hold_of_a_moment_is_waited_out(folder):
     assert second.startswith("refused:") and "Excel/WPS" in second, got
     with open(os.path.join(folder, "a.txt"), encoding="utf-8") as fh:
         assert fh.read() == "new"
+
+
+ATTRS = r"""
+import ctypes, os, sys
+sys.path.insert(0, sys.argv[1])
+from xlakit.fs import files
+k = ctypes.windll.kernel32
+target = os.path.join(sys.argv[2], "a.txt")
+seen = []
+def write(tmp):
+    seen.append((os.path.basename(tmp), k.GetFileAttributesW(tmp)))
+    with open(tmp, "w") as fh:
+        fh.write("x")
+files.atomic_write(target, write)
+files.atomic_write(target, write)
+print(repr([seen, k.GetFileAttributesW(target), sorted(os.listdir(sys.argv[2]))]))
+"""
+
+
+def test_temp_file_is_hidden_and_the_result_is_not(folder):
+    got = win_python(ATTRS, win_path(ROOT), win_path(folder)).strip().splitlines()[-1]
+    seen, final, names = eval(got)               # noqa: S307 - our own repr
+    assert all(name.startswith(".xla-") and name.endswith(".tmp") and attrs & 0x2 for name, attrs in seen), got
+    assert not final & 0x2, got                  # FILE_ATTRIBUTE_HIDDEN is not carried onto the user's file
+    assert names == ["a.txt"], got
+
+
+def test_link_into_startup_is_refused(home, folder):
+    """A link on the Desktop into the Startup folder (Wine shows a Unix symbolic link as the
+    junction a Windows user would make with mklink /J): the real target is checked."""
+    link = os.path.join(folder, "快捷")
+    os.symlink(_startup_dir(), link)
+    before = set(os.listdir(_startup_dir()))
+    error = win_tool("write_text", {"path": win_path(link) + "\\x.txt", "text": "x"}, home)["error"]
+    assert "开机启动" in error, error
+    assert set(os.listdir(_startup_dir())) == before
