@@ -25,6 +25,10 @@ import os
 import re
 
 IS_WINDOWS = os.name == "nt"
+if IS_WINDOWS:  # pragma: no cover - imported here, never from inside the guard's audit hook
+    import nt
+else:
+    nt = None
 
 # Device names Win32 maps to devices in any folder and with any extension ("con.txt", "COM1 .log").
 # The superscript digits count too: Windows treats COM¹ and LPT³ as COM1 and LPT3.
@@ -234,11 +238,9 @@ def final_path(path):
     head, tail = _existing_split(path)
     if not head:
         return None
-    final = None
     try:
-        import nt
         final = nt._getfinalpathname(head)
-    except (ImportError, AttributeError):
+    except AttributeError:
         final = _final_by_ctypes(head)
     except (OSError, ValueError):
         return None
