@@ -103,6 +103,8 @@ def _startup_dir():
     ("//?/UNC/127.0.0.1/c$/users/{u}/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/a.txt", "开机启动"),
     ("\\\\?\\C:\\users\\{u}\\.ssh\\authorized_keys", "SSH"),
     ("\\\\localhost\\C$\\users\\{u}\\.ssh\\authorized_keys", "SSH"),
+    ("\\\\{host}\\C$\\users\\{u}\\.ssh\\authorized_keys", "SSH"),       # this computer's own name
+    ("\\\\otherpc\\C$\\users\\{u}\\a.txt", "管理共享"),
     ("\\\\?\\C:\\windows\\x.txt", ""),
     ("\\\\.\\C:\\Program Files\\x.txt", "系统文件夹"),
     ("C:\\users\\{u}\\Desktop\\CON.txt", "设备名"),
@@ -115,10 +117,14 @@ def _startup_dir():
 def test_write_text_refuses_every_spelling(spelling, why, home):
     startup = _startup_dir()
     before = set(os.listdir(startup))
-    error = win_tool("write_text", {"path": spelling.format(u=USER), "text": "WScript.Echo(1)"}, home)["error"]
+    keys = os.path.join(PROFILE, ".ssh", "authorized_keys")
+    had_keys = os.path.exists(keys)
+    import socket
+    path = spelling.format(u=USER, host=socket.gethostname())
+    error = win_tool("write_text", {"path": path, "text": "WScript.Echo(1)"}, home)["error"]
     assert "不" in error and why in error, error
     assert set(os.listdir(startup)) == before
-    assert not os.path.exists(os.path.join(PROFILE, ".ssh", "authorized_keys"))
+    assert os.path.exists(keys) == had_keys
 
 
 def test_short_name_of_the_startup_folder_is_refused(home):
