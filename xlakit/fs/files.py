@@ -453,6 +453,8 @@ def _atomic_write(path, write, backup):
     check_not_open(path)
     old = check_regular_target(path)
     check_not_read_only(path)
+    if old is not None:                 # held open in Excel/WPS: say so before writing anything
+        winshare.check_replaceable(path)
     try:
         os.makedirs(folder, exist_ok=True)
         sweep_stale_temps(folder)
@@ -466,7 +468,7 @@ def _atomic_write(path, write, backup):
             write(tmp)
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
-            if old is not None:         # held open in Excel/WPS: say so before any backup is taken
+            if old is not None:         # and again right before the backup (1 ms; it may have been opened meanwhile)
                 winshare.check_replaceable(path)
             saved = backup_file(path) if backup else None
             if old is not None and old.st_nlink > 1:
