@@ -3,7 +3,7 @@
 - column letters (``col_letter`` 0-based -> ``A``; ``letter_index`` / ``col_index`` back), the one
   helper for readers, writers and tools;
 - display: ``display`` (dates ``YYYY-MM-DD``, integral floats as ints, long digit strings as
-  typed), ``display_text``, ``shorten``, and :class:`CellShow`, the display of long cells in a
+  typed, elapsed ``Duration`` s as ``255:10:10``), ``display_text``, ``shorten``, and :class:`CellShow`, the display of long cells in a
   tool's answer (cut with "…", counted, a too-long row squeezed) for every table tool;
 - numbers: ``to_decimal`` / ``parse_number`` (money text such as ``￥1,234.50``, ``(300.00)``,
   ``1.2万``, ``12.5%``), ``INVALID`` for text that is not a number (skipped, never 0);
@@ -62,6 +62,62 @@ def range_ref(min_row, min_col, max_row, max_col):
 
 
 # =============================================================================================
+# Elapsed durations
+
+class Duration(float):
+    """An elapsed time as a number of days (what Excel stores), shown the way its format shows
+    it: ``255:10:10`` for 10.632… days in ``[h]:mm:ss``, ``15310:10`` in ``[mm]:ss``.
+
+    Why a float: sums, averages, comparisons and writers keep treating it as the number it is;
+    only ``display`` gives the text the person sees. ``style`` is the elapsed pattern the reader
+    found (``h:mm:ss``, ``mm:ss``, ``s``, ``h:mm:ss.00``; the first part is the bracketed unit)."""
+
+    __slots__ = ("style",)
+    made = 0                # how many were made in this process: the page cache keeps none
+
+    def __new__(cls, days, style="h:mm:ss"):
+        self = float.__new__(cls, days)
+        self.style = style
+        Duration.made += 1
+        return self
+
+    def __reduce__(self):
+        return (Duration, (float(self), self.style))
+
+    def text(self):
+        return duration_text(float(self), self.style)
+
+
+def duration_text(days, style="h:mm:ss"):
+    """Days shown in an elapsed pattern (``h:mm:ss``, ``hh:mm``, ``mm:ss``, ``s``, ``h:mm:ss.0``):
+    the first part counts the whole duration in its unit, the later ones run 00-59; seconds are
+    rounded to the decimals shown, a pattern without seconds drops them (as Excel does)."""
+    head, _, frac = style.partition(".")
+    parts = [p for p in head.split(":") if p] or ["h"]
+    places = len(frac)
+    scale = 10 ** places
+    ticks = int(round(abs(days) * 86400 * scale))
+    secs, fraction = divmod(ticks, scale)
+    units = [p[0] for p in parts]
+    out = []
+    if units[-1] != "s":
+        secs -= secs % 60
+    rest = secs
+    for i, (part, unit) in enumerate(zip(parts, units)):
+        size = {"h": 3600, "m": 60, "s": 1}[unit]
+        if i == 0:
+            amount, rest = divmod(rest, size)
+            out.append(str(amount).rjust(len(part), "0"))
+        else:
+            amount, rest = divmod(rest, size)
+            out.append("%02d" % amount)
+    text = ":".join(out)
+    if places and units[-1] == "s":
+        text += "." + str(fraction).rjust(places, "0")
+    return ("-" if days < 0 and ticks else "") + text
+
+
+# =============================================================================================
 # Display: values as a person reads them
 
 def _clean_float(value):
@@ -98,6 +154,8 @@ def display(value):
         return "%02d:%02d:%02d" % (value.hour, value.minute, value.second)
     if isinstance(value, Decimal):
         return decimal_out(value)
+    if cls is Duration:
+        return value.text()
     if isinstance(value, (int, float, datetime.date, datetime.time)):   # subclasses
         return display(_plain(value))
     return str(value)
