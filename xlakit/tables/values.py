@@ -9,7 +9,9 @@
   ``1.2万``, ``12.5%``), ``INVALID`` for text that is not a number (skipped, never 0);
 - dates: ``parse_date``, ``date_format_label``;
 - totals and note rows: ``is_total_label`` (the one definition, also used by the writer),
-  ``TotalsDetector``, ``is_note_row``.
+  ``TotalsDetector``, ``is_note_row``; the footer block: ``is_summary_label`` (平均 / 最高 /
+  占比 / 备注 rows) and ``FooterRun`` (when such rows are footer); ``number_text_like`` (a new total
+  written like the old text one).
 
 Pure functions only: no file access, no runtime.
 """
@@ -507,6 +509,103 @@ class TotalsDetector(object):
                 if value is not None:
                     return is_total_label(value)
         return False
+
+
+# Summary rows that sit with a 合计 in a ledger's footer block (平均 / 最高 / 最低 / 占比 / 备注):
+# never data, but only footer when they are *in* that block (see ``FooterRun``), because a word
+# like 最高 can also be a category in the data.
+_SUMMARY_WORDS = ("平均", "平均值", "平均数", "平均分", "均值", "人均", "日均", "月均", "最高", "最高值", "最低", "最低值",
+                  "最大", "最大值", "最小", "最小值", "中位数", "占比", "比例", "比重", "百分比", "同比", "环比",
+                  "增长率", "备注", "说明", "注")
+_SUMMARY_EXACT = frozenset(list(_SUMMARY_WORDS) + ["average", "avg", "mean", "max", "min", "maximum", "minimum",
+                                                   "median", "percent", "share", "note", "notes"])
+_SUMMARY_ENDS = tuple(w for w in _SUMMARY_WORDS if len(w) >= 2 and w not in ("说明", "备注"))
+
+
+def is_summary_label(text):
+    """A short label of a summary row kept with the totals (``平均``, ``平均值：``, ``人均``,
+    ``月平均``, ``最高``, ``占比(%)``, ``备注``, ``Average``); see ``FooterRun`` for when such a row
+    is footer and not data."""
+    if text.__class__ is not str or len(text) > 16:
+        return False
+    label = _LABEL_STRIP.sub("", text).lower()
+    if not label:
+        return False
+    label = _UNIT_SUFFIX.sub("", label) or label
+    if label in _SUMMARY_EXACT:
+        return True
+    return len(label) <= 6 and label.endswith(_SUMMARY_ENDS)
+
+
+_UNIT_SUFFIX = re.compile(r"[(（\[【][^()（）\[\]【】]{0,6}[)）\]】]\Z")
+
+
+def row_label(values):
+    """The label a totals/summary row would carry: the first text among its first three cells,
+    or its first non-empty cell when those three are empty; None otherwise."""
+    for value in values[:3]:
+        if value.__class__ is str and value.strip():
+            return value
+    if len(values) > 3 and all(v is None or (v.__class__ is str and not v.strip()) for v in values[:3]):
+        for value in values[3:]:
+            if value is not None:
+                return value if value.__class__ is str else None
+    return None
+
+
+def is_summary_row(values):
+    """True when the row's label (``row_label``) is a summary label (平均, 最高, 占比…)."""
+    label = row_label(values)
+    return label is not None and is_summary_label(label)
+
+
+class FooterRun(object):
+    """Which rows of a streamed table belong to its footer block: the 合计 rows and the summary
+    rows (平均 / 最高 / 最低 / 占比 / 备注) standing with them.
+
+    A summary row is footer when its run of summary rows touches a totals row (just above or just
+    below it: ``合计`` then ``平均``, or ``平均`` then ``合计``) or reaches the end of the table;
+    a summary-looking row followed by plain data is data after all. ``feed(values)`` says what to
+    do with a row: ``"total"``, ``"summary"`` (footer now: right after a totals row), ``"hold"``
+    (undecided: keep it back) or ``"data"``; the caller asks ``release(total_next)`` for the held
+    rows' fate when the next decided row comes (``True``: they are footer) and treats held rows at
+    the end of the table as footer. One rule for readers, probe, sums and the append position."""
+
+    __slots__ = ("is_total", "after_total")
+
+    def __init__(self, is_total=None):
+        self.is_total = is_total or TotalsDetector()
+        self.after_total = False
+
+    def feed(self, values, total=None):
+        if total is None:
+            total = self.is_total(values)
+        if total:
+            self.after_total = True
+            return "total"
+        if is_summary_row(values):
+            return "summary" if self.after_total else "hold"
+        self.after_total = False
+        return "data"
+
+
+def number_text_like(old, number):
+    """``number`` written the way the text ``old`` was: same currency sign or unit, thousands
+    separators, at least as many decimals (``￥12,566,875.33`` + 1000 -> ``￥12,567,875.33``).
+    None when ``old`` is not a plain number written like that (units such as 万 or %, words)."""
+    m = _NUMBER_TEXT_LIKE.match(old.translate(_LIKE_TRANSLATE))
+    if not m:
+        return None
+    decimals = len(m.group(4) or "")
+    exponent = -number.normalize().as_tuple().exponent if isinstance(number, Decimal) else 0
+    decimals = max(decimals, exponent if exponent > 0 else 0)
+    spec = "%s.%df" % ("," if "," in m.group(3) else "", decimals)
+    return m.group(1) + format(number, spec) + m.group(5)
+
+
+_NUMBER_TEXT_LIKE = re.compile(r"^(\s*(?:[￥¥$€£]|RMB|CNY)?\s*)(-?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s*元?\s*)$")
+# invisible characters a copied amount carries (zero-width space, BOM, NBSP) are dropped first
+_LIKE_TRANSLATE = {0x200b: None, 0x200c: None, 0x200d: None, 0x2060: None, 0xfeff: None, 0xa0: " "}
 
 
 def is_note_row(values, width):

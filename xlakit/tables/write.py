@@ -60,6 +60,15 @@ def _warnings(stats, info, path, fmt):
         # not insert into); rows inserted above it are reported in totals_updated instead
         out.append("原表从第 %s 行起是合计行/表尾，新行接在了它们下面，合计不会包含新行。要让新行进入合计，"
                    "请用默认的 position=auto 写入（插在合计行上方并更新合计；原文件在备份里）" % below)
+    stale = info.get("totals_stale") or []
+    rows = ["第 %d 行「%s」" % (x["row"], x["label"]) for x in stale if "row" in x]
+    cells = ["%s（%s）" % (x["cell"], x["text"]) for x in stale if "cell" in x]
+    if rows:
+        out.append("合计旁的汇总行 %s 是固定数值，没有随新行重新计算（平均、最高等无法按新行推算），请核对后手工更新"
+                   "或改成公式" % "、".join(rows[:6]))
+    if cells:
+        out.append("合计行里的文字金额 %s 写法特殊（如带万、%%），没能随新行更新，现在已经不含新行，请手工更新" %
+                   "、".join(cells[:6]))
     if info.get("others_kept_as_values"):
         out.append("其他工作表（%s）按 allow_lossy_resave 只保留了数值，公式和格式已丢失（原文件在备份里）" %
                    "、".join(info["others_kept_as_values"]))
