@@ -116,3 +116,126 @@ def test_inline_string_with_a_stale_v(run, tmp_path):
     for reader in READERS:
         got = read_rows(run, path, reader)
         assert got == [["客户", "金额"], ["华东贸易", 12.5], ["华南实业", 7]], (reader, got)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. A 合计 kept as text is updated as text, in its own style
+
+def test_text_total_follows_appended_rows(run, tmp_path):
+    path = str(tmp_path / "报销台账.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["日期", "项目", "金额"])
+    ws.append(["2024-03-01", "差旅", "￥12,566,775.33"])
+    ws.append(["2024-03-02", "餐饮", 100])
+    ws.append(["合计", None, "￥12,566,875.33"])
+    ws.append(["注：金额含税", None, None])
+    wb.save(path)
+    data = ok(run("write_spreadsheet", {"path": path, "mode": "append", "rows": [["2024-03-03", "打车", 1000.5]]}))
+    assert data["action"] == "inserted_above_totals", data
+    assert data["totals_updated"] == [{"cell": "C5", "kind": "value", "old": "￥12,566,875.33",
+                                       "new": "￥12,567,875.83"}], data
+    rows = read_rows(run, path)
+    assert rows[4] == ["合计", None, "￥12,567,875.83"] and rows[3][1] == "打车", rows
+    for reader in READERS:                         # the rewritten cell is a plain inline string
+        assert read_rows(run, path, reader)[4][2] == "￥12,567,875.83"
+
+
+def test_text_total_written_with_units_is_warned_about(run, tmp_path):
+    path = str(tmp_path / "万元.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["项目", "金额"])
+    ws.append(["甲", 100])
+    ws.append(["合计", "1.2万"])
+    wb.save(path)
+    data = ok(run("write_spreadsheet", {"path": path, "mode": "append", "rows": [["乙", 50]]}))
+    assert data["action"] == "inserted_above_totals"
+    assert any("1.2万" in w and "没能随新行更新" in w for w in data.get("warnings", [])), data
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. 平均 / 最高 / 最低 rows with the 合计 are footer everywhere
+
+def _footer_book(path, above=False):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "费用"
+    ws.append(["项目", "金额", "备注"])
+    ws.append(["差旅", 100, "出差北京"])
+    ws.append(["餐饮", 200.5, None])
+    ws.append(["办公", 50, None])
+    if above:
+        ws.append(["平均值：", 116.83, None])
+        ws.append(["合计", 350.5, None])
+    else:
+        ws.append(["合计", 350.5, None])
+        ws.append(["平均", 116.83, None])
+        ws.append(["最高", 200.5, None])
+        ws.append(["最低", 50, None])
+        ws.append(["占比(%)", 100, None])
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_summary_rows_are_not_data(run, tmp_path, above):
+    path = _footer_book(str(tmp_path / "费用.xlsx"), above)
+    data = ok(run("calc_table", {"path": path, "metrics": [{"column": "金额", "func": "sum"},
+                                                           {"column": "金额", "func": "max"}]}))
+    assert data["groups"][0]["金额_求和"] == 350.5 and data["rows_used"] == 3, data
+    probe = ok(run("probe_table", {"path": path}))
+    assert probe["data_rows"] == 3
+    assert probe["totals_rows"] == ([5, 6] if above else [5, 6, 7, 8, 9]), probe
+
+
+def test_summary_word_amid_data_stays_data(run, tmp_path):
+    path = str(tmp_path / "风险.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["等级", "数量"])
+    for row in (["最高", 3], ["中", 5], ["最低", 7]):
+        ws.append(row)
+    ws.append(["合计", 15])
+    wb.save(path)
+    data = ok(run("calc_table", {"path": path, "metrics": [{"column": "数量", "func": "sum"}]}))
+    # 最高 followed by data is data; 最低 right above the 合计 is in the footer run (FooterRun)
+    assert data["groups"][0]["数量_求和"] == 8, data
+    data = ok(run("calc_table", {"path": path, "group_by": ["等级"], "metrics": [{"column": "数量", "func": "sum"}]}))
+    assert {"等级": "最高", "数量_求和": 3} in data["groups"], data
+
+
+def test_append_goes_above_the_whole_footer(run, tmp_path):
+    path = _footer_book(str(tmp_path / "费用.xlsx"))
+    data = ok(run("write_spreadsheet", {"path": path, "mode": "append", "rows": [["打车", 30, None]]}))
+    assert data["action"] == "inserted_above_totals" and data["start_row"] == 5, data
+    assert data["totals_updated"] == [{"cell": "B6", "kind": "value", "old": 350.5, "new": 380.5}]
+    assert any("平均" in w and "没有随新行重新计算" in w for w in data.get("warnings", [])), data
+    rows = read_rows(run, path)
+    assert [r[0] for r in rows] == ["项目", "差旅", "餐饮", "办公", "打车", "合计", "平均", "最高", "最低", "占比(%)"]
+
+
+def test_csv_summary_rows_below_total(run, tmp_path):
+    path = str(tmp_path / "费用.csv")
+    with open(path, "w", encoding="utf-8-sig", newline="") as fh:
+        fh.write("项目,金额\r\n差旅,100\r\n餐饮,200.5\r\n办公,50\r\n合计,350.5\r\n平均,116.83\r\n")
+    data = ok(run("calc_table", {"path": path, "metrics": [{"column": "金额", "func": "sum"}]}))
+    assert data["groups"][0]["金额_求和"] == 350.5, data
+    data = ok(run("write_spreadsheet", {"path": path, "mode": "append", "rows": [["打车", 30]]}))
+    assert data["action"] == "inserted_above_totals", data
+    assert any("平均" in w for w in data.get("warnings", [])), data
+    with open(path, encoding="utf-8-sig") as fh:
+        assert fh.read().splitlines() == ["项目,金额", "差旅,100", "餐饮,200.5", "办公,50", "打车,30", "合计,380.5",
+                                          "平均,116.83"]
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. A BIFF5 file's declared code page wins over a guess
+
+def test_biff5_declared_code_page_wins(run, tmp_path):
+    import biff5
+    path = biff5.make(tmp_path / "prices.xls", [["Item", "Sum", "Unit"], ["OOО Vega", 100, "р."],
+                                                ["Service", 250.5, "МВт·ч"], ["Box", 3, "р."]], "cp1251", 1251)
+    data = ok(run("read_spreadsheet", {"path": path}))
+    assert data["sheets"][0]["rows"][1:] == [["OOО Vega", 100, "р."], ["Service", 250.5, "МВт·ч"], ["Box", 3, "р."]]
+    assert "编码" not in " ".join(data.get("warnings") or [])
