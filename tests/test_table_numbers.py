@@ -239,3 +239,49 @@ def test_biff5_declared_code_page_wins(run, tmp_path):
     data = ok(run("read_spreadsheet", {"path": path}))
     assert data["sheets"][0]["rows"][1:] == [["OOО Vega", 100, "р."], ["Service", 250.5, "МВт·ч"], ["Box", 3, "р."]]
     assert "编码" not in " ".join(data.get("warnings") or [])
+
+
+# ---------------------------------------------------------------------------------------------
+# 6a. Stray NUL bytes do not make a csv UTF-16
+
+def _nul_csv(path, codec="utf-8"):
+    """A ledger export whose writer padded a few fields with NUL bytes, all at odd offsets (the
+    pattern that once read as UTF-16 without a BOM)."""
+    lines = ["日期,客户,金额"] + ["2024-03-%02d,客户%d,%d.50" % (i % 28 + 1, i, 100 + i) for i in range(200)]
+    raw = bytearray()
+    nuls = 0
+    for i, line in enumerate(lines):
+        data = line.encode(codec)
+        if i % 40 == 7:
+            # after the line's last (ASCII) character, on an odd offset
+            data += b"\x00" if (len(raw) + len(data)) % 2 == 1 else b" \x00"
+            nuls += 1
+        raw += data + b"\r\n"
+    with open(str(path), "wb") as fh:
+        fh.write(bytes(raw))
+    assert nuls >= 4 and bytes(raw)[0::2].count(0) == 0
+    return str(path)
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "gb18030"])
+def test_csv_with_stray_nuls_is_not_utf16(run, tmp_path, codec):
+    path = _nul_csv(tmp_path / "导出.csv", codec)
+    data = ok(run("read_spreadsheet", {"path": path, "limit": 3}))
+    sheet = data["sheets"][0]
+    assert sheet["total_rows"] == 201, data
+    assert sheet["rows"][:2] == [["日期", "客户", "金额"], ["2024-03-01", "客户0", "100.50"]], data
+    assert data["encoding"] != "UTF-16LE" and any("NUL" in w for w in data["warnings"]), data
+    calc = ok(run("calc_table", {"path": path, "metrics": [{"column": "金额", "func": "sum"}]}))
+    assert calc["groups"][0]["金额_求和"] == sum(100.5 + i for i in range(200)), calc
+
+
+def test_utf16_without_bom_still_read(run, tmp_path):
+    path = str(tmp_path / "导出16.csv")
+    text = "姓名\t部门\t工资\r\n" + "".join("员工%d\t财务部\t%d\r\n" % (i, 5000 + i) for i in range(50))
+    with open(path, "wb") as fh:
+        fh.write(text.encode("utf-16-le"))
+    data = ok(run("read_spreadsheet", {"path": path, "limit": 2}))
+    assert data["sheets"][0]["rows"] == [["姓名", "部门", "工资"], ["员工0", "财务部", "5000"]], data
+    from xlakit import text as xtext
+    chinese = "".join("会计科目明细账簿凭证审核记录" for _ in range(40)) + "\r\n"
+    assert xtext.detect(chinese.encode("utf-16-le"))[0] == "utf-16-le"
