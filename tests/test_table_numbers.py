@@ -285,3 +285,70 @@ def test_utf16_without_bom_still_read(run, tmp_path):
     from xlakit import text as xtext
     chinese = "".join("会计科目明细账簿凭证审核记录" for _ in range(40)) + "\r\n"
     assert xtext.detect(chinese.encode("utf-16-le"))[0] == "utf-16-le"
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. One amount parser for every tool; a derived file says what it left out
+
+ZWSP = "\u200b"
+
+
+def _amounts_book(path):
+    """A ledger pasted from a chat/web page: amounts as text with a trailing zero-width space,
+    NBSP thousands separators, ￥ and 元, one (负数) and two cells that are no amounts."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["部门", "月份", "金额"])
+    amounts = []
+    for i in range(40):
+        amount = 1000 + i * 10.25
+        amounts.append(amount)
+        text = ["%.2f" % amount + ZWSP, "￥{:,.2f}".format(amount), "{:,.2f}元".format(amount),
+                "{:,.2f}".format(amount).replace(",", "\xa0")][i % 4]
+        ws.append(["华东" if i % 2 else "华南", "%d月" % (i % 3 + 1), text])
+    ws.append(["华南", "1月", "(500.00)"])
+    amounts.append(-500)
+    ws.append(["华东", "2月", "待定"])
+    ws.append(["华南", "3月", "见附件"])
+    wb.save(path)
+    return path, amounts
+
+
+def test_amount_text_with_invisible_characters_counts_everywhere(run, tmp_path):
+    path, amounts = _amounts_book(str(tmp_path / "台账.xlsx"))
+    expected = round(sum(amounts), 2)
+    calc = ok(run("calc_table", {"path": path, "metrics": [{"column": "金额", "func": "sum"}]}))
+    assert calc["groups"][0]["金额_求和"] == expected and calc["skipped"]["金额_求和"]["count"] == 2, calc
+    pivot = ok(run("pivot_table", {"path": path, "row": {"column": "部门"}, "col": {"column": "月份"}, "value": "金额"}))
+    assert pivot["grand_total"] == expected, pivot
+    rows = read_rows(run, pivot["path"])
+    assert rows[-1][0].startswith("注：") and "2 个单元格不是数字" in rows[-1][0] and "待定" in rows[-1][0], rows
+    probe = ok(run("probe_table", {"path": path}))
+    amount = [c for c in probe["columns"] if c["name"] == "金额"][0]
+    assert amount["numeric_rate"] >= 0.95, amount
+
+
+def test_filter_file_notes_rows_it_could_not_compare(run, tmp_path):
+    path, amounts = _amounts_book(str(tmp_path / "台账.xlsx"))
+    data = ok(run("filter_table", {"path": path, "where": [{"column": "金额", "op": ">", "value": 1200}]}))
+    assert data["written"] == sum(1 for a in amounts if a > 1200), data
+    rows = read_rows(run, data["path"])
+    assert rows[-1][0].startswith("注：") and "无法比较" in rows[-1][0], rows
+    again = ok(run("calc_table", {"path": data["path"], "metrics": [{"column": "金额", "func": "count"}]}))
+    assert again["rows_used"] == data["written"], again          # the note is no data row
+
+
+def test_reconcile_file_notes_skipped_amounts(run, tmp_path):
+    left = str(tmp_path / "账面.xlsx")
+    right = str(tmp_path / "银行.xlsx")
+    for path, rows in ((left, [["单号", "金额"], ["A1", "1,200.00" + ZWSP], ["A2", "待定"], ["A3", "300元"]]),
+                       (right, [["单号", "金额"], ["A1", 1200], ["A2", 50], ["A3", 300]])):
+        wb = openpyxl.Workbook()
+        for row in rows:
+            wb.active.append(row)
+        wb.save(path)
+    data = ok(run("lookup_table", {"mode": "reconcile", "left_path": left, "right_path": right, "left_key": "单号",
+                                   "right_key": "单号", "left_value": "金额", "right_value": "金额"}))
+    rows = read_rows(run, data["path"])
+    assert rows[-1][0].startswith("注：左表金额列「金额」有 1 个单元格不是数字"), rows
+    assert data["rows_written"] == len(rows) - 2, (data["rows_written"], rows)

@@ -217,9 +217,23 @@ class _Invalid(object):
 
 INVALID = _Invalid()
 
+# Invisible characters, one table for every tool: clean_table removes them from any text, and
+# the amount parser below ignores them, so ``1,234.50`` with a zero-width space copied from a web
+# page or a chat is the same amount for calc, pivot, filter, lookup and reconcile as for clean.
+# Removed: zero-width and direction marks, soft hyphen, BOM, word joiners, control characters;
+# made ordinary spaces: non-breaking and typographic spaces (the full-width space U+3000 is a real
+# character in Chinese text and is only trimmed at the ends).
+INVISIBLE_REMOVED = [0x00ad, 0x180e, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063,
+                     0x2064, 0xfeff] + list(range(0x202a, 0x202f)) + list(range(0x2066, 0x206a)) + \
+    [c for c in range(0x20) if c not in (0x09, 0x0a, 0x0d)] + [0x7f]
+INVISIBLE_SPACES = [0x00a0, 0x2007, 0x202f, 0x205f] + list(range(0x2000, 0x200b))
+INVISIBLE_TABLE = dict([(c, None) for c in INVISIBLE_REMOVED] + [(c, " ") for c in INVISIBLE_SPACES])
+
 # Full-width and look-alike characters -> ASCII, so `１２３．５`, `－5`, `（1，234）` parse.
 _NUM_TRANSLATE = {ord(a): b for a, b in zip("０１２３４５６７８９．，－−–＋（）％＄￥", "0123456789.,---+()%$¥")}
-for _space in (" ", "\u3000", "\xa0", "\t", "\u2009", "\u202f", "\u2002", "\u2003", "'"):
+for _code in INVISIBLE_REMOVED + INVISIBLE_SPACES:
+    _NUM_TRANSLATE[_code] = None
+for _space in (" ", "\u3000", "\t", "\r", "\n", "'"):
     # spaces (and the apostrophe some systems use as a thousands mark) inside a number are dropped
     _NUM_TRANSLATE[ord(_space)] = None
 _EMPTY_MARKERS = frozenset(["", "-", "--", "---", "—", "——", "/", "、", "无", "N/A", "n/a", "NA", "#N/A"])
@@ -253,7 +267,7 @@ def _parse_number_text(text):
         return None
     t = stripped.translate(_NUM_TRANSLATE)
     if t in _EMPTY_MARKERS:
-        return None
+        return None                          # (also a cell of only invisible characters)
     m = _NUMBER_RE.match(t)
     if m is None:
         return INVALID

@@ -239,18 +239,39 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
 
 
 
-def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=()):
+def note_cell(note):
+    """A derived sheet's own note (``注：…``) for what its numbers leave out: a lone text cell
+    starting with 注：, which every table reader takes for a footnote, not for data."""
+    return note if note.startswith("注：") else "注：" + note
+
+
+def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=(), notes=None):
     """Write a derived table (filter/lookup/dedupe): money and number text becomes number cells
     unless ``keep_text`` (``derive.NumberCells``). Returns :func:`write_rows`' answer plus
     ``converted_columns``; the conversion's note joins its ``warnings``. One place, so the three
     tools convert and report alike. ``sources`` (the source ``Table``s, the first one's names
-    first) give converted columns their money/number format (``Table.number_formats``)."""
+    first) give converted columns their money/number format (``Table.number_formats``).
+    ``notes`` (a callable, asked once the rows are written) gives the Chinese notes about values
+    the result left out (cells that were no numbers, rows that could not be compared): each goes
+    under the table as a ``注：`` row, so the file says so itself, not only the answer; the
+    answer's ``rows_written`` does not count them, ``notes_on_sheet`` lists them."""
     from .derive import NumberCells
     formats = {}
     for table in reversed(list(sources)):
         formats.update(table.number_formats())
     numbers = NumberCells(keep_text=keep_text, source_formats=formats)
-    saved = write_rows(target, numbers.wrap(rows), sheet=sheet, styles=numbers.styles(), deadline=deadline)
+    written = []
+
+    def with_notes():
+        for row in numbers.wrap(rows):
+            yield row
+        for note in (notes() if notes is not None else ()):
+            written.append(note)
+            yield [note_cell(note)]
+    saved = write_rows(target, with_notes(), sheet=sheet, styles=numbers.styles(), deadline=deadline)
+    if written:
+        saved["rows_written"] = saved["rows_written"] - len(written)
+        saved["notes_on_sheet"] = written
     saved["converted_columns"] = numbers.converted_columns()
     if numbers.note():
         saved["warnings"] = list(saved.get("warnings") or []) + [numbers.note()]
