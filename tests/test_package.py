@@ -375,3 +375,23 @@ def test_every_tool_from_the_installed_wheel(installed, serve, tmp_path):
         if not good:
             failures.append("%s: unexpected answer %s" % (tool, text[:500]))
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("runner,cache", [("uvx", ".cache/uv/archive-v0/Xk3v9"), ("pipx", ".local/share/pipx/.cache/5f2e")])
+def test_config_under_uvx_or_pipx_run_names_the_runner(installed, tmp_path, runner, cache):
+    """``uvx xla-tools`` / ``pipx run xla-tools`` install the wheel into a venv in their cache: a
+    pasted block naming that venv's python breaks at the next cache clean, so the block names the
+    runner instead and the note says why (the wheel installed into a venv laid out like theirs)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    env["PYTHONPATH"] = ""
+    venv = tmp_path / cache
+    subprocess.run([venv_python(), "-m", "venv", str(venv)], check=True, timeout=300, env=env)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", installed["wheel"]], check=True, timeout=300, env=env)
+    out = subprocess.run([str(venv / "bin" / "xla-tools"), "mcp", "--config", "cursor"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, timeout=60, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
+    entry = json.loads(out.stdout.decode("utf-8"))["mcpServers"]["xla-tools"]
+    assert os.path.basename(entry["command"]) == runner, entry
+    assert entry["args"] == (["xla-tools", "mcp"] if runner == "uvx" else ["run", "xla-tools", "mcp"])
+    assert str(venv) not in json.dumps(entry)
+    assert "临时创建的环境" in out.stderr.decode("utf-8")
