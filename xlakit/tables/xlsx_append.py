@@ -40,7 +40,7 @@ from .. import opc
 from ..errors import ToolError
 from .cells import LIMITS, clean_xml_row, column_widths, is_repeated_header, looks_like_header, note, too_many_rows
 from .target import DEFAULT_SHEET, pick_sheet
-from .values import col_letter, is_total_label
+from .values import col_letter, is_summary_label, is_total_label
 from .xlsx_chart import Attach, grow_chart_refs
 from .xlsx_new import sheet_head_xml
 from .xlsx_parts import Book, Fallback, Styles, copy_package, fix_count, parse_attrs, prefix_for, split_ref
@@ -217,7 +217,7 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
     if rows and not inserting:
         if plan.block_row is not None:
             note(stats, "after_totals", str(plan.block_row))        # position=end asked for it
-        elif scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
+        elif scan.old_last > scan.first_row and any(is_total_label(v) or is_summary_label(v) for v in plan.last_values if v):
             note(stats, "after_totals", str(scan.old_last))
     p = scan.prefix.decode()
     ren = Renderer(styles, book.date1904, p)
