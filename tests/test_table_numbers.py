@@ -2,20 +2,13 @@
 the one that showed the bug was made (openpyxl, xlwt, hand-written records or XML), read through
 the real tools as the assistant spawns them."""
 import datetime
-import os
-import struct
-import zipfile
 
 import openpyxl
 import pytest
 
 from conftest import ok
 import xlsx_variants
-
-import sys
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from xlakit.tables import formats as table_formats  # noqa: E402
-from xlakit.tables.values import Duration, duration_text  # noqa: E402
+from xlakit.tables.values import Duration, duration_text
 
 READERS = ["fast", "openpyxl"]
 
@@ -95,11 +88,15 @@ def test_elapsed_durations_read_and_sum(run, tmp_path, reader):
     assert abs(data["groups"][0]["工时_求和"] - 11.882060185185185) < 1e-9, data
 
 
-def test_elapsed_in_ods_and_spreadsheetml(tmp_path):
+def test_elapsed_in_ods_and_spreadsheetml():
     from xlakit.tables.formats.ods import parse_duration
     value = parse_duration("PT255H10M10S")
     assert isinstance(value, Duration) and value.text() == "255:10:10"
     assert parse_duration("PT10H30M00S") == datetime.time(10, 30)
+    from xlakit.tables.formats.spreadsheetml import parse_datetime
+    value = parse_datetime("1900-01-10T15:10:10.000", "elapsed")      # how Excel 2003 XML writes 255:10:10
+    assert isinstance(value, Duration) and value.text() == "255:10:10"
+    assert parse_datetime("1900-03-01T00:00:00.000", "elapsed:h:mm").text() == "1464:00"   # serial 61
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,3 +349,16 @@ def test_reconcile_file_notes_skipped_amounts(run, tmp_path):
     rows = read_rows(run, data["path"])
     assert rows[-1][0].startswith("注：左表金额列「金额」有 1 个单元格不是数字"), rows
     assert data["rows_written"] == len(rows) - 2, (data["rows_written"], rows)
+
+
+def test_elapsed_durations_in_xls(run, tmp_path):
+    xlwt = pytest.importorskip("xlwt")
+    path = str(tmp_path / "工时.xls")
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("工时")
+    ws.write(0, 0, "姓名")
+    ws.write(0, 1, "工时")
+    ws.write(1, 0, "张三")
+    ws.write(1, 1, 10.632060185185185, xlwt.easyxf(num_format_str="[h]:mm:ss"))
+    wb.save(path)
+    assert read_rows(run, path) == [["姓名", "工时"], ["张三", "255:10:10"]]
