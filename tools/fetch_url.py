@@ -112,7 +112,10 @@ def main(params):
         if not text.strip():
             raise ToolError("%s 返回了空内容（%s）" % (host, ctype or "未声明类型"), url=resp.url)
         return finish(out, text, params, [])
-    page = readable.extract(text, resp.url, link_cap=LINK_CAP if want_links else 0)
+    page = readable.extract(text, resp.url, link_cap=LINK_CAP if want_links else 0, deadline=rt.deadline)
+    if page.analysed is not None:
+        rt.warn("网页的标签太多（结构过于复杂），按时只分析了前 %d%%（%s 中的 %s），后面的内容没有读" % (
+            max(1, page.analysed * 100 // max(1, len(text))), human_size(len(text)), human_size(page.analysed)))
     blocked, reason = readable.classify(page, resp.url, text)
     if blocked == "captcha":
         raise ToolError("打开的是网站的人机验证/反爬拦截页，没有拿到正文（%s）。这类页面需要在浏览器里人工验证；"
