@@ -257,7 +257,7 @@ def check_host(host, url, via=None):
         why = forbidden_reason(ip)
         if why and not address_allowed(ip):
             _refuse(str(ip) if str(ip) == host.strip("[]") else "%s（即 %s）" % (host, ip), why, url, via, str(ip))
-    elif _is_local_name(host):
+    elif _is_local_name(host) and not (address_allowed("127.0.0.1") or address_allowed("::1")):
         _refuse(host, "本机的名字，指向本机回环地址", url, via, host)
 
 
