@@ -163,13 +163,15 @@ def _stats(root):
     return stats
 
 
-def _short_text(node, limit=400):
-    """The first ``limit`` or so characters of the text below ``node`` (a link's words): bounded,
-    so asking it for every link of a deeply nested page stays linear."""
+def _short_text(node, limit=400, visits=2000):
+    """The first ``limit`` or so characters of the text below ``node`` (a link's words), looking
+    at no more than ``visits`` nodes: bounded, so asking it for every link of a deeply nested
+    page stays linear."""
     parts = []
     size = 0
-    stack = list(reversed(node.children))
-    while stack and size < limit:
+    stack = list(reversed(node.children[:visits]))
+    while stack and size < limit and visits > 0:
+        visits -= 1
         child = stack.pop()
         if isinstance(child, str):
             parts.append(child)
@@ -177,7 +179,7 @@ def _short_text(node, limit=400):
         else:
             if child.tag in BLOCKS:
                 parts.append(" ")
-            stack.extend(reversed(child.children))
+            stack.extend(reversed(child.children[:visits]))
     return "".join(parts)[:limit]
 
 
@@ -313,10 +315,10 @@ def render(nodes, stats=None, skip_links=True, link_base=None):
                 cur.append("- ")
             stack.append(("end", tag, in_pre))
             if tag == "a" and link_base is not None:
-                url = _href(item, link_base)
                 words = stats[id(item)][0] if stats is not None and id(item) in stats else \
                     _chars(_short_text(item))
-                if url and words:
+                url = _href(item, link_base) if words else None
+                if url:
                     cur.append("[")
                     stack.append(("url", url, in_pre))
             pre = in_pre or tag == "pre"
@@ -360,13 +362,15 @@ def _meta(root):
     return title or og_title, desc or og_desc, base
 
 
-def _links(nodes, base, seen, out, cap):
+def _links(nodes, base, seen, out, cap, stats=None):
     for top in nodes:
         for node in ([top] if top.tag == "a" else []) + list(_walk(top)):
             if len(out) >= cap:
                 return
             if node.tag != "a":
                 continue
+            if stats is not None and not stats.get(id(node), (1,))[0] and not node.attrs.get("title"):
+                continue        # no words to show (and no join to pay for)
             url = _href(node, base)
             if url is None or url in seen:
                 continue
@@ -456,12 +460,12 @@ def extract(html, url="", link_cap=0, deadline=None):
     links = []
     if link_cap:
         seen = set()
-        _links(chosen or [], base, seen, links, link_cap)
+        _links(chosen or [], base, seen, links, link_cap, stats)
     page = Page(title=title, description=description, text=text, kind=kind, visible_chars=visible, scripts=scripts,
                 html_chars=len(html), links=links, analysed=parsed if parsed < len(html) else None)
     if link_cap and len(links) < link_cap:
         # the rest of the page's links, after pruning (menus were dropped; listing pages keep theirs)
-        _links([body], base, set(l["url"] for l in links), links, link_cap)
+        _links([body], base, set(l["url"] for l in links), links, link_cap, stats)
     return page
 
 
