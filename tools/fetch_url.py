@@ -63,8 +63,7 @@ def main(params):
     params["max_chars"] = int(params.get("max_chars") or 12000)
     params["start"] = max(0, int(params.get("start") or 0))
     want_links = bool(params.get("links"))
-    left = rt.deadline.remaining()
-    deadline = rt.deadline.sub(min(OVERALL, max(left * 0.6, left - RESERVE)))
+    deadline = http.call_deadline(rt.deadline, OVERALL, RESERVE)
     with http.Session(deadline=deadline, timeout=40.0) as session:   # one page may take its time
         resp, hops = pages.fetch(session, url)
     out = {"url": resp.url}
@@ -96,10 +95,12 @@ def main(params):
         raise ToolError("%s 声称返回的是%s，但内容是乱码或二进制数据，读不出文字（收到 %s）。请检查网址是否正确，或稍后重试" % (
             host, "网页" if is_html else (ctype or "文本"), human_size(len(resp.content))), url=resp.url)
     text = resp.text
+    if resp.timed_out and is_html and text.rfind("<") > text.rfind(">"):
+        text = text[:text.rfind("<")]      # a tag cut off by the deadline is not text
     out["content_type"] = ctype or ("text/html" if is_html else "")
     out["encoding"] = resp.encoding
     if resp.timed_out:
-        rt.warn("%s 发送得太慢（%s），到时间上限时只读到了这些，内容不完整（complete: false）。需要全文请稍后重试" % (
+        rt.warn("打开 %s 时%s，到时间上限时只读到了这些，内容不完整（complete: false）。需要全文请稍后重试" % (
             host, resp.timed_out))
     elif resp.truncated:
         rt.warn("网页超过 %s，只读取了前 %s" % (human_size(pages.MAX_BYTES), human_size(pages.MAX_BYTES)))
@@ -157,7 +158,7 @@ def main(params):
 def slow_error(resp, host):
     """A page cut off by the deadline with nothing readable yet: say it was slow, not empty."""
     if resp.timed_out:
-        raise ToolError("%s 发送网页太慢：%s，到时间上限时读到的部分里还没有正文。请稍后重试，或换一个来源" % (
+        raise ToolError("打开 %s 时%s，到时间上限时读到的部分里还没有正文。请稍后重试，或换一个来源" % (
             host, resp.timed_out), url=resp.url, complete=False)
 
 

@@ -443,7 +443,10 @@ class Session(object):
         def slow():
             what = {"connect": "连接或加密握手没有完成", "send": "请求没有发送完",
                     "headers": "网站没有发完回应头（连接已建立，回应一个字节一个字节地来得很慢，或根本不来）"}
-            return _timeout_error(url, host, limit, budget_bound, what.get(phase[0]))
+            detail = what.get(phase[0])
+            if history:
+                detail = "%s（此前已跟随 %d 次重定向）" % (detail, len(history))
+            return _timeout_error(url, host, limit, budget_bound, detail)
 
         def left():
             remaining = end - time.monotonic()
@@ -598,6 +601,16 @@ def get(url, deadline=None, mobile=False, **kw):
 def post(url, data=None, json=None, deadline=None, mobile=False, **kw):
     with Session(deadline=deadline, mobile=mobile) as s:
         return s.post(url, data=data, json=json, **kw)
+
+
+def call_deadline(deadline, overall=45.0, reserve=1.0):
+    """The network budget of one tool call: at most ``overall`` seconds, ending ``reserve``
+    seconds before ``deadline`` (the tool's ``rt.deadline``) so the Chinese answer is printed
+    before it, however slow every source was. Every request, redirect and fallback of the call
+    shares it (``Session(deadline=...)``, ``deadline.sub(...)`` for a part)."""
+    from .errors import Deadline
+    left = deadline.remaining()
+    return Deadline(max(0.0, min(overall, left - min(reserve, left * 0.2))))
 
 
 def host_of(url):
