@@ -20,7 +20,12 @@ Returns ``url`` (final, after redirects), ``requested_url`` (only when redirecte
 ``title``, ``description``, ``kind`` (article/page/text/json/xml/binary), ``content_type``,
 ``encoding``, ``text``, ``start``, ``max_chars``, ``returned_chars``, ``total_chars``,
 ``next_start`` (null at the end), ``truncated``, and ``links``/``links_total`` when asked;
-for binary answers ``size`` and ``note`` instead of text.
+for binary answers ``size`` and ``note`` instead of text. ``complete: false`` (with a warning)
+when the deadline cut the page off and the part that had arrived is returned.
+
+Addresses inside this machine or the LAN (loopback, private, link-local and cloud metadata...)
+are refused on every hop by ``xlakit.net.policy``, unless the user opted the host in
+(``net_allow`` in ~/.xla/settings.json).
 """
 import json
 import re

@@ -15,7 +15,12 @@ that on top of ``http.client``:
   kuaidi.com hand out their cookies on the home page);
 - redirects followed by hand (final ``url`` and ``history`` visible, a loop limit);
 - one time limit per request, itself bounded by the tool's deadline (anything with
-  ``remaining()``), enforced on DNS, connect and every read, so a slow-drip server cannot hold us;
+  ``remaining()``), enforced on DNS, connect and every read and send as the time left of the
+  whole request (``TimedSocket``), so a server that drips its headers or body cannot hold us;
+  ``call_deadline`` gives a tool call its one budget for every request and fallback;
+- the address policy (``xlakit/net/policy.py``): no connection to loopback, LAN, CGNAT,
+  link-local (cloud metadata), multicast or reserved addresses, checked on the written host and
+  on the address actually connected, on every hop; ``net_allow`` in the settings opts hosts in;
 - a download cap that stops reading (wire bytes and decompressed bytes: no gzip bombs);
 - charset from BOM, the ``Content-Type`` header, ``<meta>``/XML declaration, then UTF-8, then
   GB18030 (gb2312/gbk labels are read as GB18030, their superset);
@@ -30,7 +35,7 @@ that on top of ``http.client``:
   (``*.example.com`` or ``.example.com`` for subdomains) that go direct. Absent or empty: direct;
 - Chinese errors (``NetError`` with ``kind``): ``offline``, ``dns``, ``refused``, ``timeout``,
   ``reset``, ``tls``, ``proxy``, ``http``, ``too_big``, ``redirects``, ``url``, ``decode``,
-  ``config``.
+  ``config``, ``blocked`` (the address policy).
 
 Test seam ``XLA_NET_MAP``: a JSON object mapping an origin to a base URL, e.g.
 ``{"https://www.baidu.com": "http://127.0.0.1:8123"}``. It works like a DNS override with a scheme:
