@@ -313,7 +313,7 @@ def test_unmatched_end_tags_are_ignored_and_matched_ones_pop():
 
 def test_parse_bounded_stops_at_the_tag_budget():
     html = "<html><body>" + "<p>段落</p>" * 50000 + "</body></html>"
-    root, parsed = dom.parse_bounded(html, max_elements=1000)
+    root, parsed = dom.parse_bounded(html, max_nodes=2000)
     assert 1000 <= len(root.find_all(tag="p")) < 50000 and parsed < len(html)
     root, parsed = dom.parse_bounded(html)
     assert len(root.find_all(tag="p")) == 50000 and parsed == len(html)
@@ -321,7 +321,7 @@ def test_parse_bounded_stops_at_the_tag_budget():
 
 def test_readable_marks_a_page_read_only_in_part():
     from xlakit.web import readable
-    html = "<html><body>" + "".join("<p>第%d段，正文。</p>" % i for i in range(readable.MAX_ELEMENTS + 5000)) + "</body></html>"
+    html = "<html><body>" + "".join("<p>第%d段，正文。</p>" % i for i in range(readable.MAX_NODES // 2 + 5000)) + "</body></html>"
     page = readable.extract(html, "https://x.example/")
     assert page.analysed is not None and page.analysed < len(html) and "第0段" in page.text
     assert readable.extract("<p>短的，正文。</p>", "https://x.example/").analysed is None

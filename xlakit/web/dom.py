@@ -132,10 +132,10 @@ class _Builder(HTMLParser):
         self.root = Node("#root")
         self.stack = [self.root]
         self.open = {}          # tag -> how many elements of that name are on the stack
-        self.elements = 0
+        self.nodes = 0          # start tags and runs of text, for parse_bounded
 
     def handle_starttag(self, tag, attrs):
-        self.elements += 1
+        self.nodes += 1
         parent = self.stack[-1]
         node = Node(tag, dict((k, v if v is not None else "") for k, v in attrs), parent)
         parent.children.append(node)
@@ -159,6 +159,7 @@ class _Builder(HTMLParser):
                 return
 
     def handle_data(self, data):
+        self.nodes += 1
         self.stack[-1].children.append(data)
 
     def handle_comment(self, data):
@@ -174,28 +175,34 @@ def parse(html):
     return parse_bounded(html)[0]
 
 
-def parse_bounded(html, max_elements=None, deadline=None):
+def parse_bounded(html, max_nodes=None, deadline=None):
     """``(root, parsed)``: the tree of ``html`` and how many of its characters went into it
     (``len(html)`` unless a bound stopped the parse). Never raises on malformed markup.
 
-    Why bounds: html.parser costs tens of microseconds a tag, so a 5 MB page of tiny tags takes
-    seconds however linear the rest is. The input is fed in pieces and the parse stops after
-    the piece that passes ``max_elements`` start tags or when ``deadline`` (anything with
-    ``remaining()``) has run out; what was read up to there is a complete tree of the page's
-    beginning, which is where the title and, almost always, the main text are."""
+    Why bounds: html.parser costs microseconds per tag and per run of text, so a 5 MB page of
+    tiny tags (or of stray ``<`` signs) takes seconds however linear the rest is. The input is
+    fed in pieces and the parse stops after the piece that passes ``max_nodes`` (start tags
+    plus runs of text) or when ``deadline`` (anything with ``remaining()``) has run out; what
+    was read up to there is a complete tree of the page's beginning, which is where the title
+    and, almost always, the main text are (an unfinished construct at the cut is dropped).
+    Pieces grow with what html.parser still holds unparsed: it re-reads an unfinished start tag
+    from its ``<`` on every feed, so a tag of a million attributes fed in fixed pieces would
+    cost the square of its length; doubling keeps the re-reading linear."""
     builder = _Builder()
     html = html or ""
     parsed = len(html)
     try:
-        if max_elements is None and deadline is None:
+        if max_nodes is None and deadline is None:
             builder.feed(html)
         else:
-            for start in range(0, len(html), FEED):
-                builder.feed(html[start:start + FEED])
-                if (max_elements is not None and builder.elements >= max_elements) or \
-                        (deadline is not None and deadline.remaining() <= 0):
-                    parsed = min(len(html), start + FEED)
-                    break
+            pos = 0
+            while pos < len(html):
+                size = max(FEED, len(builder.rawdata))
+                builder.feed(html[pos:pos + size])
+                pos += size
+                if pos < len(html) and ((max_nodes is not None and builder.nodes >= max_nodes) or
+                                        (deadline is not None and deadline.remaining() <= 0)):
+                    return builder.root, pos
         builder.close()
     except Exception:   # html.parser is lenient; this guards exotic input (e.g. broken declarations)
         pass

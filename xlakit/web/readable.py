@@ -381,21 +381,21 @@ def _links(nodes, base, seen, out, cap, stats=None):
             out.append({"text": text[:80], "url": url})
 
 
-MAX_ELEMENTS = 100_000     # tags read into the tree; real pages have 2,000-50,000
+MAX_NODES = 200_000        # tags and runs of text read into the tree; real pages have 4,000-100,000
 
 
 def extract(html, url="", link_cap=0, deadline=None):
     """``Page`` for ``html`` fetched from ``url`` (for absolute links). ``link_cap`` > 0 collects
     up to that many links (main-text links first, then the rest of the page).
 
-    Only the first ``MAX_ELEMENTS`` tags are read, and with a ``deadline`` the parse stops when
+    Only the first ``MAX_NODES`` tags and runs of text are read, and with a ``deadline`` the parse stops when
     it has used 40% of the time left (the passes after it cost about as much again); then
     ``Page.analysed`` is the share of ``html`` (characters) that went into the text, else None."""
     budget = None
     if deadline is not None:
         from ..errors import Deadline
         budget = Deadline(max(0.2, deadline.remaining() * 0.4))
-    root, parsed = dom.parse_bounded(html, MAX_ELEMENTS, budget)
+    root, parsed = dom.parse_bounded(html, MAX_NODES, budget)
     title, description, base = _meta(root)
     base = urljoin(url, base) if base else url
     body = root.find(tag="body") or root
