@@ -11,7 +11,9 @@ prints what a page of 8k / 50k / 200k nested tags costs, per shape:
 - ``mixed``         ``<div><font><p>`` never closed, then a run of ``</p>``;
 - ``cells``         a row of empty ``<td></td>`` then one with text (the old trailing-cell regex
                     backtracked exponentially on it: 2,000 cells did not finish in 5 minutes);
-- ``links``         ``<a href>`` nested n deep, with ``links: true``.
+- ``links``         ``<a href>`` nested n deep, with ``links: true``;
+- ``stray_lt``      ``< x `` n times (a "<" opening nothing is a run of text each);
+- ``attrs``         one start tag of n attributes, never closed.
 
 Each page is served by ``tests/netserver.py`` through ``XLA_NET_MAP`` and fetched by the real
 script in a new process, as the host runs it; wall time is the whole process (start-up included),
@@ -34,7 +36,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from netserver import NetServer  # noqa: E402
 from xlakit import host as xla_host  # noqa: E402
 
-SHAPES = ("inline", "inline_closed", "block", "mixed", "cells", "links")
+SHAPES = ("inline", "inline_closed", "block", "mixed", "cells", "links", "stray_lt", "attrs")
 
 
 def page(shape, n):
@@ -50,6 +52,10 @@ def page(shape, n):
         return "<html><body><table><tr>" + "<td></td>" * n + "<td>末尾的格子，有字。</td></tr></table></body></html>"
     if shape == "links":
         return "<html><body>" + "".join("<a href='/x%d'>" % i for i in range(n)) + "链接的文字</body></html>"
+    if shape == "stray_lt":     # "<" that open nothing: a run of text each, as costly as tags
+        return "<html><body><p>开头的正文，内容。</p>" + "< x " * n + "</body></html>"
+    if shape == "attrs":        # one start tag of n attributes, never closed
+        return "<html><body><p>开头的正文，内容。</p><div " + "a=1 " * n
     raise ValueError(shape)
 
 

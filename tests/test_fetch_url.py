@@ -394,13 +394,18 @@ def _nested(shape, n):
         return "<html><body><table><tr>" + "<td></td>" * n + "<td>末尾的格子，有字。</td></tr></table></body></html>"
     if shape == "links":
         return "<html><body>" + "<a href='/x%d'>" * n % tuple(range(n)) + "链接的文字" + "</body></html>"
+    if shape == "stray_lt":     # "<" that open nothing: a run of text each, as costly as tags
+        return "<html><body><p>开头的正文，内容。</p>" + "< x " * n + "</body></html>"
+    if shape == "attrs":        # one start tag of n attributes, never closed
+        return "<html><body><p>开头的正文，内容。</p><div " + "a=1 " * n
     raise ValueError(shape)
 
 
 @pytest.mark.parametrize("shape,n", [("inline", 8000), ("inline_closed", 8000), ("block", 8000), ("mixed", 8000),
                                      ("cells", 8000), ("links", 8000), ("inline", 50000), ("mixed", 50000),
                                      ("inline", 200000), ("inline_closed", 200000), ("block", 200000),
-                                     ("mixed", 200000), ("cells", 200000), ("links", 200000)])
+                                     ("mixed", 200000), ("cells", 200000), ("links", 200000),
+                                     ("stray_lt", 1000000), ("attrs", 1000000)])
 def test_deeply_nested_markup_answers_in_time(serve, run, shape, n):
     import time
     html = _nested(shape, n)

@@ -203,6 +203,10 @@ def parse_bounded(html, max_nodes=None, deadline=None):
                 if pos < len(html) and ((max_nodes is not None and builder.nodes >= max_nodes) or
                                         (deadline is not None and deadline.remaining() <= 0)):
                     return builder.root, pos
+            if builder.cdata_elem is None and len(builder.rawdata) > FEED and builder.rawdata.startswith("<"):
+                # a tag or comment never finished: html.parser's close() would re-read it and hand
+                # it over as text; a browser reads it as that tag or comment, i.e. no text at all
+                return builder.root, parsed
         builder.close()
     except Exception:   # html.parser is lenient; this guards exotic input (e.g. broken declarations)
         pass
