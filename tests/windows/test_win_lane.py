@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from winfixtures import lane, win_home, win_tmp  # noqa: F401 - fixtures
 from winlane import lane_python, linux_path, ping, win_path, win_python, win_tool
 
 pytestmark = pytest.mark.windows
