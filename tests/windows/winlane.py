@@ -235,11 +235,12 @@ class Completed:
         return "<Completed exit=%s out=%r err=%r>" % (self.exit_code, self.stdout[-300:], self.stderr[-600:])
 
 
-def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None):
+def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None, extra_env=None):
     """Run a Windows command line from inside the lane. ``env`` is the whole environment (None:
-    the driver's, i.e. a normal Windows session's); ``host_env=<HOME>`` gives the tool environment
-    the host builds (``env`` then adds to it). ``cwd`` defaults to the toolbox's ``tools\\``."""
-    req = {"op": "spawn", "argv": [str(a) for a in argv], "env": env,
+    the driver's, i.e. a normal Windows session's; ``extra_env`` adds to that); ``host_env=<HOME>``
+    gives the tool environment the host builds (``env`` then adds to it). ``cwd`` defaults to the
+    toolbox's ``tools\\``."""
+    req = {"op": "spawn", "argv": [str(a) for a in argv], "env": env, "extra_env": extra_env,
            "cwd": _win(cwd) if cwd else win_path(os.path.join(toolbox(), "tools")),
            "stdin": base64.b64encode(stdin.encode("utf-8") if isinstance(stdin, str) else stdin).decode(),
            "timeout": timeout}
@@ -248,10 +249,18 @@ def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None):
     return Completed(_call(req, timeout + 60))
 
 
-def win_python(code, args=(), env=None, cwd=None, stdin=b"", timeout=60, host_env=None, utf8=True):
+def win_python(code, args=(), env=None, cwd=None, stdin=b"", timeout=60, host_env=None, utf8=True, extra_env=None):
     """``python.exe [-X utf8] -c code args…`` in the lane (see win_run)."""
     argv = [lane_python()] + (["-X", "utf8"] if utf8 else []) + ["-c", code] + list(args)
-    return win_run(argv, env=env, cwd=cwd, stdin=stdin, timeout=timeout, host_env=host_env)
+    return win_run(argv, env=env, cwd=cwd, stdin=stdin, timeout=timeout, host_env=host_env, extra_env=extra_env)
+
+
+def win_xla(args, home, stdin=b"", timeout=90, extra_env=None):
+    """``python.exe xla.py ARGS`` as a person types it in ``cmd`` on a Chinese Windows: no ``-X utf8``,
+    so stdin/stdout pipes use the ANSI code page (936); a normal session's environment with HOME."""
+    env = dict({"HOME": _win(home)}, **(extra_env or {}))
+    return win_run([lane_python(), win_path(os.path.join(toolbox(), "xla.py"))] + list(args), cwd=toolbox(),
+                   stdin=stdin, timeout=timeout, extra_env=env)
 
 
 @contextlib.contextmanager
