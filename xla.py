@@ -48,6 +48,12 @@ USAGE = """xla-tools 命令行
                                           在 .venv 里装好测试依赖并运行全部测试（--quick 只跑快速检查的一组）"""
 
 
+def _usage():
+    """USAGE with this interpreter's name (``python3`` is the Store alias on Windows: xlakit.pycmd)."""
+    from xlakit import pycmd
+    return USAGE.replace("python3 xla.py", pycmd.xla_cmd())
+
+
 def _print_json(obj):
     from xlakit.wire import clean_surrogates
     print(clean_surrogates(json.dumps(obj, ensure_ascii=False, indent=2)))
@@ -113,7 +119,8 @@ def cmd_run(args):
         else:
             rest.append(a)
     if not rest:
-        print("用法：python3 xla.py run 工具名 ['{\"参数\": ...}']", file=sys.stderr)
+        from xlakit import pycmd
+        print("用法：%s run 工具名 ['{\"参数\": ...}']" % pycmd.xla_cmd(), file=sys.stderr)
         return 2
     name = rest[0]
     raw = rest[1] if len(rest) > 1 else (_read_stdin() if not sys.stdin.isatty() else "")
@@ -269,7 +276,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     _safe_streams()
     if not argv or argv[0] not in COMMANDS:
-        print(USAGE)
+        print(_usage())
         return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
     try:
         return COMMANDS[argv[0]](argv[1:])
