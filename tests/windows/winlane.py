@@ -278,6 +278,16 @@ def hold_open(path, share=FILE_SHARE_READ):
         _call({"op": "release", "path": target}, 60)
 
 
+@contextlib.contextmanager
+def exclusive(name="machine"):
+    """Hold a lock across test processes while a test changes what every Windows process of the lane
+    sees (the registry, a drive letter, C:\\ itself); tests that depend on that state take it too."""
+    sys.path.insert(0, ROOT)
+    from xlakit.fs.lock import FileLock
+    with FileLock(os.path.join(lane().root, "exclusive-%s.lock" % name), timeout=600):
+        yield
+
+
 def ping():
     """The driver's Python version, ANSI code page and environment names."""
     return _call({"op": "ping"}, 120)
