@@ -96,21 +96,67 @@ def win_path(path):
 
 
 def linux_path(path):
-    """The Linux path behind a Windows path of the lane (``C:\\``, ``Z:\\``, ``\\\\?\\C:\\``)."""
-    text = str(path)
-    if text.startswith("\\\\?\\"):
+    """The Linux path behind a Windows path of the lane: ``C:\\…``, ``Z:\\…``, and the long and UNC
+    forms ``\\\\?\\C:\\…``, ``\\\\.\\C:\\…``, ``\\\\localhost\\C$\\…``, ``\\\\?\\UNC\\localhost\\C$\\…``
+    (the forms the writers' deny list must see through). Windows names are case-insensitive and
+    Wine keeps its own spelling on disk (``StartUp``), so existing components are matched
+    case-insensitively. ValueError for anything else (a relative path, another server)."""
+    text = str(path).replace("/", "\\")
+    low = text.lower()
+    unc = None
+    if low.startswith("\\\\?\\unc\\"):
+        unc = text[8:]
+    elif low.startswith("\\\\") and not low.startswith(("\\\\?\\", "\\\\.\\")):
+        unc = text[2:]
+    if unc is not None:
+        host, _, rest = unc.partition("\\")
+        share, _, rest = rest.partition("\\")
+        if host.lower() not in ("localhost", "127.0.0.1", ".") or len(share) != 2 or share[1] != "$":
+            raise ValueError("not a lane path: %s" % path)
+        text = share[0] + ":\\" + rest
+    elif low.startswith(("\\\\?\\", "\\\\.\\")):
         text = text[4:]
-    drive, rest = text[:2].upper(), text[2:].replace("\\", "/")
+    drive, parts = text[:2].upper(), [p for p in text[2:].split("\\") if p]
     if drive == "C:":
-        return os.path.join(lane().drive_c, rest.lstrip("/"))
-    if drive == "Z:":
-        return rest or "/"
-    raise ValueError("not a lane path: %s" % path)
+        base = lane().drive_c
+    elif drive == "Z:":
+        base = "/"
+    else:
+        raise ValueError("not a lane path: %s" % path)
+    for part in parts:
+        exact = os.path.join(base, part)
+        if not os.path.lexists(exact) and os.path.isdir(base):
+            match = [n for n in os.listdir(base) if n.lower() == part.lower()]
+            exact = os.path.join(base, match[0]) if match else exact
+        base = exact
+    return base
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def _clean_stale():
+    """Remove what test processes that are gone left in the shared prefix (toolbox copies, homes,
+    temp folders named after their pid): a killed run must not make the next one slower or odd."""
+    ln = lane()
+    places = [(os.path.join(ln.drive_c, "xla-tools"), ""), (os.path.join(ln.profile, "xla-homes"), "h"),
+              (os.path.join(ln.profile, "xla-tests"), "t")]
+    for folder, mark in places:
+        for name in (os.listdir(folder) if os.path.isdir(folder) else ()):
+            digits = name[len(mark):].split("-", 1)[0]
+            if name.startswith(mark) and digits.isdigit() and not _pid_alive(int(digits)):
+                shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
 
 
 def toolbox():
     """The lane's copy of this checkout (Linux path), made once per test process."""
     if _STATE["toolbox"] is None:
+        _clean_stale()
         dest = os.path.join(lane().drive_c, "xla-tools", str(os.getpid()))
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(ROOT, dest, ignore=lambda d, names: [n for n in names if n in TOOLBOX_SKIP or n.endswith(".pyc")])
@@ -286,6 +332,29 @@ def exclusive(name="machine"):
     from xlakit.fs.lock import FileLock
     with FileLock(os.path.join(lane().root, "exclusive-%s.lock" % name), timeout=600):
         yield
+
+
+def try_write(target, home=None, tool="write_text", text="x", **args):
+    """Ask ``tool`` to write ``target`` (a Windows path in any form, or a relative one) and report
+    ``(result, created)``: ``created`` says whether a file appeared there, seen from Linux, so a
+    deny-list test can prove nothing was written even when the tool claimed otherwise. A file the
+    call created is removed again, so a failing test does not leave e.g. a Startup entry in the
+    shared prefix. ``home`` defaults to the real profile (C:\\users\\<user>, as a desktop host
+    passes it)."""
+    home = home if home is not None else profile()
+    try:
+        real = linux_path(target)
+    except ValueError:
+        real = None
+    existed = bool(real) and os.path.lexists(real)
+    params = dict({"path": target}, **args)
+    if tool in ("write_text", "write_document"):
+        params.setdefault("text", text)
+    result = win_tool(tool, params, home=home)
+    created = bool(real) and not existed and os.path.lexists(real)
+    if created:
+        os.unlink(real)
+    return result, created
 
 
 def ping():
