@@ -57,8 +57,9 @@ def test_table_readers(files, win_home):
     filt = ok(run("filter_table", {"path": x, "where": [{"column": "金额", "op": ">", "value": 100}], "limit": 3},
                   win_home))
     assert filt["match_count"] > 0
-    piv = ok(run("pivot_table", {"path": x, "row": {"column": "部门"}, "col": {"column": "类别"}}, win_home))
-    assert piv.get("rows") or piv.get("table")
+    piv = ok(run("pivot_table", {"path": x, "row": {"column": "部门"}, "col": {"column": "类别"}, "value": "金额"},
+                 win_home))
+    assert piv["path"].endswith("台账_透视.xlsx") and os.path.isfile(os.path.join(win_home, ".xla", "workspace", "台账_透视.xlsx"))
 
 
 def test_table_writers_and_derived_tables(files, win_home):
