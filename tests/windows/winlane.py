@@ -57,7 +57,8 @@ import lane as lane_mod  # noqa: E402
 
 FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_SHARE_DELETE = 1, 2, 4
 # What is copied into the lane's toolbox (the rest of the checkout is tests, benchmarks, git).
-TOOLBOX_SKIP = {".git", ".venv", "tests", "bench", "__pycache__", "pydeps", ".pytest_cache", "build", "dist"}
+TOOLBOX_SKIP_TOP = {".git", ".venv", "tests", "bench", ".pytest_cache", "build", "dist"}
+TOOLBOX_SKIP = {"__pycache__", "pydeps"}
 
 _STATE = {"lane": None, "driver": None, "toolbox": None, "lock": threading.Lock(), "count": 0}
 
@@ -159,7 +160,10 @@ def toolbox():
         _clean_stale()
         dest = os.path.join(lane().drive_c, "xla-tools", str(os.getpid()))
         shutil.rmtree(dest, ignore_errors=True)
-        shutil.copytree(ROOT, dest, ignore=lambda d, names: [n for n in names if n in TOOLBOX_SKIP or n.endswith(".pyc")])
+        def ignore(folder, names):
+            top = os.path.abspath(folder) == os.path.abspath(ROOT)
+            return [n for n in names if n in TOOLBOX_SKIP or (top and n in TOOLBOX_SKIP_TOP) or n.endswith(".pyc")]
+        shutil.copytree(ROOT, dest, ignore=ignore)
         os.symlink(lane().pydeps, os.path.join(dest, "tools", "pydeps"))
         _STATE["toolbox"] = dest
         atexit.register(shutil.rmtree, dest, True)
