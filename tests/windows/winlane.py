@@ -224,7 +224,14 @@ def _call(req, timeout):
         if driver is None or driver.proc.poll() is not None:
             driver = _STATE["driver"] = _Driver()
             atexit.register(driver.close)
-        return driver.call(req, timeout)
+        try:
+            return driver.call(req, timeout)
+        except RuntimeError as exc:
+            if "did not answer" in str(exc):
+                # a late answer would pair with the next request: start a fresh driver instead
+                driver.proc.kill()
+                _STATE["driver"] = None
+            raise
 
 
 def _win(path):
