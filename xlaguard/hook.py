@@ -203,7 +203,7 @@ def _hook_template(event, args,
             shown = c if c is not None else (text(p) if text(p) is not None else "fd")
             if c is None or not inside(c):
                 deny(what or "write", shown)
-            if _deny is not None and c != "<anon>" and c != "/dev/null":
+            if _deny is not None and c != "<anon>" and c != "/dev/null" and c != "\\\\.\\NUL":
                 why = _deny(c)
                 if why is not None:
                     deny(what or "write", c, "xla_guard 已拦截：%s 虽在允许写入的目录里，但%s，run_python 里的脚本不能改它。"

@@ -12,6 +12,7 @@ import shutil
 
 import pytest
 
+from winfixtures import lane, win_home, win_tmp  # noqa: F401 - fixtures
 from winlane import linux_path, profile, win_path, win_tool
 
 pytestmark = pytest.mark.windows
