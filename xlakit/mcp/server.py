@@ -28,7 +28,7 @@ What it does, and why each part is there:
   included, so the model reads the Chinese message and can correct itself); the ``images`` of the
   images convention become MCP image content, so the client shows the chart. An unknown tool name
   is a JSON-RPC error (invalid params). From revision 2025-06-18 every tool also declares an
-  ``outputSchema`` (:mod:`xlakit.mcpschema`) and the answer object comes as ``structuredContent``
+  ``outputSchema`` (:mod:`xlakit.mcp.schema`) and the answer object comes as ``structuredContent``
   beside the text; older revisions get text only.
 - Progress: when a ``tools/call`` carries ``_meta.progressToken``, each progress line the tool
   writes on stderr (:mod:`xlakit.progress`) becomes a ``notifications/progress`` with that token.
@@ -58,10 +58,10 @@ import threading
 import time
 import traceback
 
-from . import host as xla_host
-from . import manifest as xla_manifest
-from . import mcpschema
-from .wire import json_text
+from .. import host as xla_host
+from .. import manifest as xla_manifest
+from . import schema as mcpschema
+from ..wire import json_text
 
 SERVER_NAME = "xla-tools"
 SERVER_TITLE = "xla 工具箱"
@@ -614,7 +614,7 @@ Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消�
 
 def print_config(client, root=None, extra_args=()):
     """``--config CLIENT``: the JSON block on stdout, where to paste it on stderr."""
-    from . import mcpconfig
+    from . import config as mcpconfig
     block = mcpconfig.config_block(client, root=root, extra_args=extra_args)
     sys.stdout.write(json.dumps(block, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
@@ -642,7 +642,7 @@ def main(argv=None):
             print("无法识别的参数：%s\n\n%s" % (arg, USAGE), file=sys.stderr)
             return 2
         if key == "config":
-            from . import mcpconfig
+            from . import config as mcpconfig
             if value not in mcpconfig.CLIENTS:
                 print("--config 只认识：%s（收到的是 %s）" % ("、".join(mcpconfig.CLIENTS), value), file=sys.stderr)
                 return 2

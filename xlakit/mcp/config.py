@@ -12,8 +12,8 @@ stderr."""
 import os
 import sys
 
-from . import manifest as xla_manifest
-from .fs.paths import home_dir
+from .. import manifest as xla_manifest
+from ..fs.paths import home_dir
 
 SERVER_KEY = "xla-tools"
 
