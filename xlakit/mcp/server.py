@@ -43,9 +43,13 @@ What it does, and why each part is there:
   the next ``tools/list`` has it and ``notifications/tools/list_changed`` tells the client to ask.
   A manifest that fails the check is logged and the previous good list is kept, as the assistant
   does.
-- End of stdin: running calls finish and answer, then the server exits; when the client has
-  closed our stdout as well (it is gone), they are cancelled instead. SIGTERM or Ctrl+C: running
-  calls are cancelled (children killed) and the server exits.
+- End of stdin means the client is gone or shutting down (the MCP stdio transport: the client
+  closes our stdin, then waits for us to exit, then sends SIGTERM). Running calls get
+  :data:`EOF_GRACE` (1 s) to finish and answer, so a piped script's quick calls are still answered;
+  what still runs then is cancelled, each call's whole process tree killed
+  (:func:`xlakit.host.kill_tree`, helpers in sessions of their own included), and the server exits
+  within about 2 s of end of input. When the client has closed our stdout as well there is no
+  grace. SIGTERM or Ctrl+C: running calls are cancelled (children killed) and the server exits.
 """
 import base64
 import binascii
@@ -81,6 +85,7 @@ INTERNAL_ERROR = -32603
 MAX_LINE = 16 * 1024 * 1024          # bytes of one message; a longer line is refused, not buffered
 POLL_SECONDS = 1.0                   # how often the manifest's stat is compared
 SHUTDOWN_WAIT = 10                   # seconds to wait for cancelled calls to reap their children
+EOF_GRACE = 1.0                      # seconds running calls get to answer after end of input
 
 INSTRUCTIONS = ("xla 工具箱：读写 Excel/WPS 表格与 Word/PDF 文档、表格统计、画图表、农历与节日、天气、快递、"
                 "IP 归属地和中文网页搜索。路径可写绝对路径、~ 开头或“桌面/下载/文档”；相对路径在 ~/.xla/workspace 下。"
@@ -557,34 +562,31 @@ class Server:
         except BaseException:
             self.shutdown(cancel=True)   # SIGTERM / Ctrl+C: no child may outlive the server
             raise
-        self.shutdown(cancel=False)
+        self.shutdown(cancel=False, grace=EOF_GRACE)
         return 0
 
-    def shutdown(self, cancel=True):
-        """End the session. At end of input the running calls finish and answer (a piped script
-        reads them; each call is bounded by its timeout), unless the client is gone altogether (its
-        end of our stdout closed too, :meth:`output_gone`); then, as on a signal, they are
-        cancelled and their children killed."""
+    def shutdown(self, cancel=True, grace=0.0):
+        """End the session: wait up to ``grace`` seconds for the running calls to finish and answer
+        (end of input: a piped script's quick calls still get their answers), then cancel the rest
+        (each call's whole process tree killed, no answer) and wait for their threads to reap them.
+        A client that is gone altogether (its end of our stdout closed, :meth:`output_gone`) gets
+        no grace: nobody would read the answers."""
+        with self._state_lock:
+            threads = list(self._threads)
+        end_grace = time.monotonic() + (0.0 if cancel else grace)
+        for thread in threads:
+            while thread.is_alive() and time.monotonic() < end_grace and not self.output_gone():
+                thread.join(min(0.05, max(0.0, end_grace - time.monotonic())))
         with self._state_lock:
             events = list(self._inflight.values())
-            threads = list(self._threads)
-        if cancel:
-            for event in events:
-                event.set()
-        deadline = time.monotonic() + (SHUTDOWN_WAIT if cancel else self.timeout + SHUTDOWN_WAIT)
+        for event in events:
+            event.set()
+        if events and not cancel:
+            self.log("输入已结束（客户端关闭了连接）：取消 %d 个仍在运行的调用" % len(events))
+        deadline = time.monotonic() + SHUTDOWN_WAIT
         for thread in threads:
             while thread.is_alive() and time.monotonic() < deadline:
-                thread.join(min(0.2, max(0.0, deadline - time.monotonic())))
-                if not cancel and thread.is_alive() and self.output_gone():
-                    # the client closed stdin and went: nobody will read these answers, so the
-                    # calls are cancelled (children killed) instead of run out to their timeout
-                    cancel = True
-                    with self._state_lock:
-                        events = list(self._inflight.values())
-                    for event in events:
-                        event.set()
-                    self.log("客户端已断开，取消运行中的调用")
-                    deadline = min(deadline, time.monotonic() + SHUTDOWN_WAIT)
+                thread.join(min(0.05, max(0.0, deadline - time.monotonic())))
         self.stopping.set()
         if self._watcher is not None:
             self._watcher.join(5)
