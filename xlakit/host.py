@@ -5,7 +5,8 @@ The contract it enforces (rules.md section 2):
 - ``python3 -X utf8 -u tools/<script>``, working directory ``tools/``, environment only ``PATH``,
   ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (``~/.xla/pydeps`` for an installed package:
   ``manifest.pydeps_dir``; plus what Windows needs to start Python);
-- undeclared argument keys dropped, the rest type-checked against the manifest before spawning;
+- undeclared argument keys dropped, the rest type-checked against the manifest before spawning
+  (arguments nested past ``manifest.MAX_DEPTH`` levels refused first, in Chinese);
 - 60 s, then the whole process tree is killed; at most 2 runs at once across processes;
 - 1 MB cap on captured output (past it the child is killed and the result says so);
 - images are taken out of the result before stdout is cut at 20,000 characters; errors are cut at
@@ -35,6 +36,7 @@ TIMEOUT = 60
 PROGRESS_MARK = progress.PREFIX.encode("utf-8")
 MAX_PARALLEL = 2
 LOG_STRING_LIMIT = 200
+LOG_DEPTH = 6                        # levels of arguments the audit log keeps
 QUEUE_TIMEOUT = 300
 
 
@@ -247,13 +249,17 @@ def _acquire_slot(home, max_parallel, queue_timeout, cancel=None):
         time.sleep(0.05)
 
 
-def _shorten(value):
+def _shorten(value, depth=0):
+    """The arguments as the audit log keeps them: long strings and lists cut, and nothing below
+    LOG_DEPTH levels (refused arguments are logged too, and they may nest hundreds deep)."""
     if isinstance(value, str) and len(value) > LOG_STRING_LIMIT:
         return value[:LOG_STRING_LIMIT] + "…(%d 字)" % len(value)
+    if isinstance(value, (list, dict)) and depth >= LOG_DEPTH:
+        return "…(更深的 %s 省略)" % ("数组" if isinstance(value, list) else "对象")
     if isinstance(value, list):
-        return [_shorten(v) for v in value[:50]]
+        return [_shorten(v, depth + 1) for v in value[:50]]
     if isinstance(value, dict):
-        return {k: _shorten(v) for k, v in value.items()}
+        return {k: _shorten(v, depth + 1) for k, v in list(value.items())[:100]}
     return value
 
 

@@ -83,6 +83,9 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 MAX_LINE = 16 * 1024 * 1024          # bytes of one message; a longer line is refused, not buffered
+# a tools/call's arguments sit 2 levels down (message, params), 3 in a batch: arguments up to the
+# host's limit pass here and the host refuses them as a tool error; anything deeper stops here
+MESSAGE_DEPTH = xla_manifest.MAX_DEPTH + 3
 POLL_SECONDS = 1.0                   # how often the manifest's stat is compared
 SHUTDOWN_WAIT = 10                   # seconds to wait for cancelled calls to reap their children
 EOF_GRACE = 1.0                      # seconds running calls get to answer after end of input
@@ -347,14 +350,41 @@ class Server:
             return
         try:
             message = json.loads(text)
+        except RecursionError:
+            self.log("嵌套太深、无法解析的一行（%d 字节）" % len(raw))
+            self.send(error_message(None, PARSE_ERROR, "Parse error：" + xla_manifest.too_deep()))
+            return
         except ValueError as exc:
             self.log("无法解析的一行：%s" % text[:200])
             self.send(error_message(None, PARSE_ERROR, "Parse error：不是合法的 JSON（%s）" % exc))
+            return
+        if xla_manifest.nesting_problem(message, limit=MESSAGE_DEPTH):
+            self.refuse_deep(message)
             return
         if isinstance(message, list):
             self.handle_batch(message)
         else:
             self.handle_message(message, self._reply)
+
+    def refuse_deep(self, message):
+        """A message nested past :data:`MESSAGE_DEPTH`: refused before anything recursive (routing,
+        logging, the host's validation) sees it. A tool call gets its answer as a tool error
+        (isError, the Chinese reason the model can act on); another request a JSON-RPC error."""
+        reason = xla_manifest.too_deep()
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        self.log("拒绝一条嵌套超过 %d 层的消息" % MESSAGE_DEPTH)
+        if not isinstance(message, dict) or not _valid_id(msg_id):
+            if not isinstance(message, dict) or "id" in message:
+                self.send(error_message(None, INVALID_REQUEST, "Invalid Request：" + reason))
+            return
+        if message.get("method") == "tools/call":
+            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            result = xla_host.RunResult(str(params.get("name") or "")[:100])
+            result.error = reason
+            self.send(result_message(msg_id, call_result(result, _version_at_least(
+                self.version or LATEST_VERSION, STRUCTURED_SINCE))))
+        else:
+            self.send(error_message(msg_id, INVALID_PARAMS, "Invalid params：" + reason))
 
     def _reply(self, response):
         if response is not None:
