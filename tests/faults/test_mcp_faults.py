@@ -9,7 +9,10 @@ the faults, not the tools, take the time):
   odd JSON values, a batch of junk): each gets at most one JSON-RPC error, the server reads on;
 - 100 calls at once: every one answered exactly once, with its own arguments;
 - every call cancelled: no answer for any, every tool process and grandchild killed;
-- 10,000 cheap requests (ping, tools/list, and tool calls): resident memory flat.
+- 10,000 cheap requests (ping, tools/list, and tool calls): resident memory flat;
+- 10,000 mixed tool calls (tables, documents, a chart, files, the calendar: real tools and replays
+  of their recorded answers, ``mixed.py``) in bursts of 100: RSS after 10,000 at most 1.3 x RSS
+  after the first 100.
 
 Processes are counted through ``/proc`` (the server's descendants, and the pids the tools wrote);
 a survivor adds to the suite's leaked-processes count.
@@ -25,10 +28,11 @@ import time
 import pytest
 
 from conftest import ROOT, alive
+from xlakit import host as xla_host
 
 from test_mcp import ECHO, Raw, make_toolbox
 
-from . import harness, tally
+from . import harness, mixed, tally
 
 XLA = os.path.join(ROOT, "xla.py")
 WAIT = 30
@@ -355,3 +359,53 @@ def test_memory_stays_flat_over_ten_thousand_requests(server):
     print("RSS %d -> %d kB over %d requests" % (before, after, k))
     assert after - before < 4096, "RSS grew from %d kB to %d kB over %d requests" % (before, after, k)
     assert s.finish() == 0 and not s.bad_lines
+
+
+MIXED_CALLS = int(os.environ.get("XLA_MCP_MEMORY_CALLS", "10000"))
+BURST = 100
+REAL_EVERY = 50         # one call in 50 of the long run goes to a real tool
+
+
+@pytest.mark.slow
+def test_memory_bounded_over_ten_thousand_mixed_calls(tmp_path):
+    """Issue 38 item 4: RSS grew 18 -> 47 MB over 2,000 mixed calls. Measured after 100 real mixed
+    calls (sent 100 at once, as a busy client does) and again after 10,000."""
+    home = tmp_path / "home"
+    home.mkdir()
+    root = mixed.build(tmp_path, home)
+    recorded = []
+    for tool, args in mixed.REAL_CALLS:
+        res = xla_host.run_tool(tool, args, root=root, home=str(home), log=False)
+        assert res.ok, (tool, res.error)
+        recorded.append((tool, args, res.stdout.encode("utf-8"), res.stderr.encode("utf-8")))
+    replays = mixed.add_replays(root, recorded)
+    s = Client(root, home)
+    tally.scenario()
+    try:
+        s.initialize()
+
+        def burst(start, pick):
+            ids = list(range(start, start + BURST))
+            s.write("".join(json.dumps({"jsonrpc": "2.0", "id": k, "method": "tools/call", "params": dict(
+                zip(("name", "arguments"), pick(k)), _meta={"progressToken": k})}, ensure_ascii=False) + "\n"
+                for k in ids))
+            got = s.collect(ids, seconds=600)
+            bad = [m for v in got.values() for m in v if "result" not in m or m["result"]["isError"]]
+            assert not bad, bad[:2]
+            return start + BURST
+
+        k = burst(0, lambda n: mixed.REAL_CALLS[n % len(mixed.REAL_CALLS)])
+        first = s.rss_kb()
+        started = time.monotonic()
+        while k < MIXED_CALLS:
+            k = burst(k, lambda n: mixed.REAL_CALLS[n % len(mixed.REAL_CALLS)] if n % REAL_EVERY == 0
+                      else replays[n % len(replays)])
+        last = s.rss_kb()
+        print("MCP RSS after 100 mixed calls %d kB, after %d: %d kB (x%.2f; %.0f s)" % (
+            first, k, last, last / float(first), time.monotonic() - started))
+        assert last <= 1.3 * first, "RSS grew from %d kB to %d kB over %d calls" % (first, last, k)
+        assert s.finish() == 0 and not s.bad_lines
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
