@@ -208,7 +208,7 @@ def _terminal_bar():
 
 
 def cmd_mcp(args):
-    from xlakit import mcp as xla_mcp
+    from xlakit.mcp import server as xla_mcp
     return xla_mcp.main(args)
 
 

@@ -27,13 +27,13 @@ _VALIDATORS = {}
 
 
 def check_output_schema(result):
-    """Every answer a test sees also matches its tool's MCP outputSchema (xlakit/mcpschema.py),
+    """Every answer a test sees also matches its tool's MCP outputSchema (xlakit/mcp/schema.py),
     so the schemas MCP clients validate against stay true to what the tools return. Needs the
     test-only jsonschema (xla.py TEST_REQUIREMENTS); without it nothing is checked."""
     if result.tool not in _VALIDATORS:
         try:
             import jsonschema
-            from xlakit import mcpschema
+            from xlakit.mcp import schema as mcpschema
             schema = mcpschema.output_schema(result.tool)
             _VALIDATORS[result.tool] = jsonschema.validators.validator_for(schema)(schema)
         except ImportError:
@@ -41,7 +41,7 @@ def check_output_schema(result):
     validator = _VALIDATORS[result.tool]
     if validator is not None:
         errors = sorted(validator.iter_errors(result.answer()), key=str)
-        assert not errors, "%s: the answer does not match its outputSchema (xlakit/mcpschema.py): %s" % (
+        assert not errors, "%s: the answer does not match its outputSchema (xlakit/mcp/schema.py): %s" % (
             result.tool, errors[0].message[:500])
     return result
 

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import CJK, ROOT, alive
 from xlakit import manifest as xla_manifest
-from xlakit import mcp as xla_mcp
+from xlakit.mcp import server as xla_mcp
 from xlakit.raster import png
 
 XLA = os.path.join(ROOT, "xla.py")

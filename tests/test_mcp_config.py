@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from xlakit import mcpconfig
+from xlakit.mcp import config as mcpconfig
 
 XLA = os.path.join(ROOT, "xla.py")
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'

@@ -16,8 +16,8 @@ from conftest import FIXTURES, ROOT
 from netserver import serve  # noqa: F401 - the fixture
 from xlakit import host as xla_host
 from xlakit import manifest as xla_manifest
-from xlakit import mcp as xla_mcp
-from xlakit import mcpschema
+from xlakit.mcp import server as xla_mcp
+from xlakit.mcp import schema as mcpschema
 
 jsonschema = pytest.importorskip("jsonschema")      # xla.py TEST_REQUIREMENTS
 

@@ -5,7 +5,8 @@ The contract it enforces (rules.md section 2):
 - ``python3 -X utf8 -u tools/<script>``, working directory ``tools/``, environment only ``PATH``,
   ``HOME`` and ``PYTHONPATH=<root>/tools/pydeps`` (``~/.xla/pydeps`` for an installed package:
   ``manifest.pydeps_dir``; plus what Windows needs to start Python);
-- undeclared argument keys dropped, the rest type-checked against the manifest before spawning;
+- undeclared argument keys dropped, the rest type-checked against the manifest before spawning
+  (arguments nested past ``manifest.MAX_DEPTH`` levels refused first, in Chinese);
 - 60 s, then the whole process tree is killed; at most 2 runs at once across processes;
 - 1 MB cap on captured output (past it the child is killed and the result says so);
 - images are taken out of the result before stdout is cut at 20,000 characters; errors are cut at
@@ -35,6 +36,7 @@ TIMEOUT = 60
 PROGRESS_MARK = progress.PREFIX.encode("utf-8")
 MAX_PARALLEL = 2
 LOG_STRING_LIMIT = 200
+LOG_DEPTH = 6                        # levels of arguments the audit log keeps
 QUEUE_TIMEOUT = 300
 
 
@@ -102,19 +104,90 @@ def group_kwargs():
     return {"start_new_session": True}
 
 
+def descendants(pid):
+    """Every live process below ``pid`` (children first), POSIX only; [] where it cannot be seen.
+
+    Why: a tool may start helpers in sessions or groups of their own (run_python's fenced script
+    runs in a new session), which ``killpg`` on the tool's group does not reach; once the tool is
+    killed they are orphans nobody kills. So the tree is walked by parentage while it still hangs
+    together. Linux reads ``/proc/<pid>/task/<tid>/children``; elsewhere ``ps`` gives the pairs."""
+    if os.name == "nt":  # pragma: no cover - taskkill /T walks the tree itself
+        return []
+    children = None
+    if os.path.isdir("/proc/self/task"):
+        def children(p):
+            kids = []
+            try:
+                for tid in os.listdir("/proc/%d/task" % p):
+                    with open("/proc/%d/task/%s/children" % (p, tid)) as fh:
+                        kids += [int(x) for x in fh.read().split()]
+            except (OSError, ValueError):
+                pass
+            return kids
+        if not os.path.exists("/proc/self/task/%d/children" % os.getpid()):
+            children = None          # a kernel without CONFIG_PROC_CHILDREN: use ps below
+    if children is None:
+        try:
+            listing = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=5).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+        parent_of = {}
+        for line in listing.decode("ascii", "replace").splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                parent_of.setdefault(int(parts[1]), []).append(int(parts[0]))
+
+        def children(p):
+            return parent_of.get(p, [])
+    out, todo, seen = [], [pid], {pid}
+    while todo:
+        for kid in children(todo.pop()):
+            if kid not in seen:
+                seen.add(kid)
+                out.append(kid)
+                todo.append(kid)
+    return out
+
+
 def kill_tree(proc):
-    """Kill ``proc`` and everything in its process group (taskkill /T on Windows)."""
-    try:
-        if os.name == "nt":  # pragma: no cover
+    """Kill ``proc`` and every process below it (taskkill /T on Windows).
+
+    POSIX: the descendants are found by parentage and stopped (SIGSTOP, so none can fork or
+    re-parent while we look again), then everything is killed: the process group, each
+    descendant and the process itself. A helper that left the group (a new session) dies too."""
+    if os.name == "nt":  # pragma: no cover
+        try:
             subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
                            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
-        else:
+        except (OSError, subprocess.SubprocessError):
+            pass
+    else:
+        below = []
+        if proc.poll() is None:          # a reaped pid may be someone else's by now: walk live ones only
+            for _ in range(4):
+                found = [p for p in descendants(proc.pid) if p not in below]
+                if not found:
+                    break
+                for pid in found:
+                    _signal(pid, signal.SIGSTOP)
+                below += found
+        try:
             os.killpg(proc.pid, signal.SIGKILL)
-    except (OSError, subprocess.SubprocessError):
-        pass
+        except OSError:
+            pass
+        for pid in below:
+            _signal(pid, signal.SIGKILL)
     try:
         proc.kill()
+    except OSError:
+        pass
+
+
+def _signal(pid, sig):
+    try:
+        os.kill(pid, sig)
     except OSError:
         pass
 
@@ -177,13 +250,17 @@ def _acquire_slot(home, max_parallel, queue_timeout, cancel=None):
         time.sleep(0.05)
 
 
-def _shorten(value):
+def _shorten(value, depth=0):
+    """The arguments as the audit log keeps them: long strings and lists cut, and nothing below
+    LOG_DEPTH levels (refused arguments are logged too, and they may nest hundreds deep)."""
     if isinstance(value, str) and len(value) > LOG_STRING_LIMIT:
         return value[:LOG_STRING_LIMIT] + "…(%d 字)" % len(value)
+    if isinstance(value, (list, dict)) and depth >= LOG_DEPTH:
+        return "…(更深的 %s 省略)" % ("数组" if isinstance(value, list) else "对象")
     if isinstance(value, list):
-        return [_shorten(v) for v in value[:50]]
+        return [_shorten(v, depth + 1) for v in value[:50]]
     if isinstance(value, dict):
-        return {k: _shorten(v) for k, v in value.items()}
+        return {k: _shorten(v, depth + 1) for k, v in list(value.items())[:100]}
     return value
 
 

@@ -11,6 +11,11 @@ import os
 ALLOWED_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 TOOLS_DIR = "tools"
 MAX_STRING_ECHO = 60
+# Arguments nest a few levels at most (rows of cells, a list of conditions with their values: 4);
+# past these the call is refused before anything recursive (validation, logging, serialising,
+# a tool's own walk) touches it, which Python would answer with a RecursionError traceback.
+MAX_DEPTH = 32
+MAX_VALUES = 4000000                 # arrays' items plus objects' members, all levels together
 
 
 class ManifestError(Exception):
@@ -301,8 +306,43 @@ def _describe(props, keys):
     return "（" + "；".join(hints) + "）" if hints else ""
 
 
+def too_deep(limit=MAX_DEPTH):
+    """The refusal of arguments nested past ``limit`` levels (also said when JSON is too deep to
+    parse at all)."""
+    return ("参数嵌套超过 %d 层（对象、数组一层套一层），已拒绝。工具的参数最多只套几层，"
+            "请把数据展平（例如表格数据用“行的数组”，每行是一个值的数组）后重试" % limit)
+
+
+def nesting_problem(value, limit=MAX_DEPTH, max_values=MAX_VALUES):
+    """The Chinese refusal when ``value`` (parsed JSON) nests deeper than ``limit`` levels (the
+    top object is level 1) or holds more than ``max_values`` values; None when it is fine.
+
+    Iterative on purpose: this is the check that runs before every recursive walk, so it must not
+    recurse itself."""
+    stack, count = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return too_deep(limit)
+        count += len(children)
+        if count > max_values:
+            return ("参数里的值超过 %d 个，已拒绝。请分批调用，或把数据先写进文件再让工具读文件" % max_values)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return None
+
+
 def validate_args(tool, args):
-    """Drop undeclared keys, coerce safe cases, type-check; return clean args or raise ArgumentError."""
+    """Drop undeclared keys, coerce safe cases, type-check; return clean args or raise ArgumentError.
+    Nesting and size are checked first (:func:`nesting_problem`), before anything recursive."""
+    problem = nesting_problem(args)
+    if problem:
+        raise ArgumentError(problem)
     if not isinstance(args, dict):
         raise ArgumentError("输入必须是一个 JSON 对象（{...}），收到的是 %s" % _short(args))
     schema = tool.get("parameters") or {"type": "object", "properties": {}}

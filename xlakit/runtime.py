@@ -256,17 +256,16 @@ def describe_exception(exc):
 
 
 def _clean_value(value):
+    """Input whose strings may hold ``\\ud800``-style escapes of half a UTF-16 pair: such a character
+    can never be written to a file or an answer, so it becomes U+FFFD on the way in (keys too).
+    Recursive: run only on input whose depth :func:`read_input` has checked."""
     if isinstance(value, str):
         return clean_surrogates(value)
     if isinstance(value, list):
         return [_clean_value(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_surrogates(k): _clean_value(v) for k, v in value.items()}
     return value
-
-
-def _clean_pairs(pairs):
-    """A JSON object whose strings may hold ``\\ud800``-style escapes of half a UTF-16 pair: such a
-    character can never be written to a file or an answer, so it becomes U+FFFD on the way in."""
-    return {clean_surrogates(k): _clean_value(v) for k, v in pairs}
 
 
 def read_input(stream=None):
@@ -283,9 +282,16 @@ def read_input(stream=None):
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw, object_pairs_hook=_clean_pairs if "\\u" in raw else None)
+        data = json.loads(raw)
+    except RecursionError:
+        raise InputError(xla_manifest.too_deep())
     except ValueError as exc:
         raise InputError("输入不是合法的 JSON（%s）。请发送一个 JSON 对象，例如 {\"path\": \"~/a.xlsx\"}" % exc)
+    problem = xla_manifest.nesting_problem(data)    # before the (recursive) cleaning below
+    if problem:
+        raise InputError(problem)
+    if "\\u" in raw:
+        data = _clean_value(data)
     if not isinstance(data, dict):
         raise InputError("输入必须是 JSON 对象（{...}），收到的是 %s" % type(data).__name__)
     return data

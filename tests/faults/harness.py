@@ -112,11 +112,13 @@ def _descendants(pid):
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
-        try:
-            with open("/proc/%d/task/%d/children" % (p, p)) as fh:
-                kids = [int(x) for x in fh.read().split()]
+        kids = []
+        try:   # every thread's list: a multithreaded parent (the MCP server) forks from its call threads
+            for tid in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, tid)) as fh:
+                    kids += [int(x) for x in fh.read().split()]
         except OSError:
-            kids = []
+            pass
         out += kids
         todo += kids
     return out

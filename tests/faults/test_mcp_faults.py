@@ -1,13 +1,18 @@
 """MCP client faults against ``python3 xla.py mcp`` on a pipe (a throw-away toolbox of tiny tools, so
 the faults, not the tools, take the time):
 
-- the client closes stdin mid-call (the running calls still answer, then the server exits), or
-  vanishes altogether (stdin and stdout closed: the calls are cancelled, their children killed);
+- the client closes stdin mid-call: quick calls still answer within the 1 s grace, a slow one (a real
+  run_python sleeping 40 s) is cancelled, its whole tree killed (the tool, the fence's launcher and
+  the script in its own session), and the server is gone within 2 s; or the client vanishes
+  altogether (stdin and stdout closed: the calls are cancelled at once, their children killed);
 - garbage lines (bytes that are not UTF-8, broken JSON, JSON nested 100,000 deep, a 2 MB line,
   odd JSON values, a batch of junk): each gets at most one JSON-RPC error, the server reads on;
 - 100 calls at once: every one answered exactly once, with its own arguments;
 - every call cancelled: no answer for any, every tool process and grandchild killed;
-- 10,000 cheap requests (ping, tools/list, and tool calls): resident memory flat.
+- 10,000 cheap requests (ping, tools/list, and tool calls): resident memory flat;
+- 10,000 mixed tool calls (tables, documents, a chart, files, the calendar: real tools and replays
+  of their recorded answers, ``mixed.py``) in bursts of 100: RSS after 10,000 at most 1.3 x RSS
+  after the first 100.
 
 Processes are counted through ``/proc`` (the server's descendants, and the pids the tools wrote);
 a survivor adds to the suite's leaked-processes count.
@@ -23,10 +28,11 @@ import time
 import pytest
 
 from conftest import ROOT, alive
+from xlakit import host as xla_host
 
 from test_mcp import ECHO, Raw, make_toolbox
 
-from . import harness, tally
+from . import harness, mixed, tally
 
 XLA = os.path.join(ROOT, "xla.py")
 WAIT = 30
@@ -172,7 +178,7 @@ def server(tmp_path):
             c.proc.wait()
 
 
-def test_stdin_closed_mid_call_the_calls_answer_then_the_server_exits(server):
+def test_stdin_closed_mid_call_quick_calls_answer_then_the_server_exits(server):
     s = server()
     tally.scenario()
     for n in range(3):
@@ -204,6 +210,60 @@ def test_client_vanishing_mid_call_cancels_and_kills_the_children(server):
     finally:
         left = _leaks(_pids(server.pids))
     assert code is not None and not left, left
+
+
+EOF_LIMIT = 2.0         # seconds from end of input to the server's exit (issue 38 item 3)
+
+
+def test_stdin_closed_during_a_slow_run_python_cancels_kills_the_tree_and_exits(tmp_path):
+    """The real toolbox, a real run_python whose script sleeps 40 s: the client closes stdin
+    (the MCP stdio way of saying goodbye). The server must be gone within 2 s of end of input and
+    leave no process behind: neither its own descendants (walked in /proc before the close) nor the
+    pid the fenced script wrote down."""
+    home = tmp_path / "home"
+    work = home / ".xla" / "workspace"
+    work.mkdir(parents=True)
+    (work / "sleep.py").write_text("import os, time\n"
+                                   "open('script.pid', 'w').write('%d\\n' % os.getpid())\n"
+                                   "time.sleep(40)\n", encoding="utf-8")
+    s = Client(ROOT, home)
+    tally.scenario()
+    try:
+        s.initialize()
+        s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "run_python", "arguments": {"path": "sleep.py"}}})
+        pid_file = work / "script.pid"
+        assert _wait_until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n")), \
+            ("the fenced script did not start", s.messages.queue)
+        script_pid = int(pid_file.read_text())
+        below = harness._descendants(s.proc.pid)
+        assert script_pid in below and len(below) >= 2, (script_pid, below)
+        closed = time.monotonic()
+        s.proc.stdin.close()
+        try:
+            code = s.proc.wait(timeout=EOF_LIMIT + 8)
+        except subprocess.TimeoutExpired:
+            tally.add("hung_tools")
+            raise AssertionError("the server still ran 10 s after end of input")
+        took = time.monotonic() - closed
+        left = [p for p in below + [script_pid] if alive(p)]
+        tally.add("leaked_processes", len(left))
+        print("server gone %.2f s after EOF; %d processes below it before, %d left" % (took, len(below), len(left)))
+        assert code == 0
+        assert took <= EOF_LIMIT, "the server took %.2f s to exit after end of input" % took
+        assert not left, left
+        assert not _wait_until(lambda: not s.messages.empty() and s.messages.queue[0] is not None, 0.2), \
+            "the cancelled call was answered"
+    finally:
+        s.err.close()
+        _leaks(harness._descendants(s.proc.pid) if s.proc.poll() is None else [])
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+        try:
+            _leaks([int((work / "script.pid").read_text())])
+        except (OSError, ValueError):
+            pass
 
 
 GARBAGE = [b"\xff\xfe\x00garbage\n", b"{not json\n", b"[]\n", b"[1, 2, 3]\n", b'{"jsonrpc": "2.0"}\n',
@@ -299,3 +359,53 @@ def test_memory_stays_flat_over_ten_thousand_requests(server):
     print("RSS %d -> %d kB over %d requests" % (before, after, k))
     assert after - before < 4096, "RSS grew from %d kB to %d kB over %d requests" % (before, after, k)
     assert s.finish() == 0 and not s.bad_lines
+
+
+MIXED_CALLS = int(os.environ.get("XLA_MCP_MEMORY_CALLS", "10000"))
+BURST = 100
+REAL_EVERY = 50         # one call in 50 of the long run goes to a real tool
+
+
+@pytest.mark.slow
+def test_memory_bounded_over_ten_thousand_mixed_calls(tmp_path):
+    """Issue 38 item 4: RSS grew 18 -> 47 MB over 2,000 mixed calls. Measured after 100 real mixed
+    calls (sent 100 at once, as a busy client does) and again after 10,000."""
+    home = tmp_path / "home"
+    home.mkdir()
+    root = mixed.build(tmp_path, home)
+    recorded = []
+    for tool, args in mixed.REAL_CALLS:
+        res = xla_host.run_tool(tool, args, root=root, home=str(home), log=False)
+        assert res.ok, (tool, res.error)
+        recorded.append((tool, args, res.stdout.encode("utf-8"), res.stderr.encode("utf-8")))
+    replays = mixed.add_replays(root, recorded)
+    s = Client(root, home)
+    tally.scenario()
+    try:
+        s.initialize()
+
+        def burst(start, pick):
+            ids = list(range(start, start + BURST))
+            s.write("".join(json.dumps({"jsonrpc": "2.0", "id": k, "method": "tools/call", "params": dict(
+                zip(("name", "arguments"), pick(k)), _meta={"progressToken": k})}, ensure_ascii=False) + "\n"
+                for k in ids))
+            got = s.collect(ids, seconds=600)
+            bad = [m for v in got.values() for m in v if "result" not in m or m["result"]["isError"]]
+            assert not bad, bad[:2]
+            return start + BURST
+
+        k = burst(0, lambda n: mixed.REAL_CALLS[n % len(mixed.REAL_CALLS)])
+        first = s.rss_kb()
+        started = time.monotonic()
+        while k < MIXED_CALLS:
+            k = burst(k, lambda n: mixed.REAL_CALLS[n % len(mixed.REAL_CALLS)] if n % REAL_EVERY == 0
+                      else replays[n % len(replays)])
+        last = s.rss_kb()
+        print("MCP RSS after 100 mixed calls %d kB, after %d: %d kB (x%.2f; %.0f s)" % (
+            first, k, last, last / float(first), time.monotonic() - started))
+        assert last <= 1.3 * first, "RSS grew from %d kB to %d kB over %d calls" % (first, last, k)
+        assert s.finish() == 0 and not s.bad_lines
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()

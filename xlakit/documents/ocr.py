@@ -7,6 +7,14 @@ the first picture that needs it installs it when the time left allows, otherwise
 says at once what is missing and gives the one command (``python3 xla.py install ocr``); the
 text the document does have is kept.
 
+When an install is tried at all (issue 34, where a crafted PDF waited 37 s for one): only for a
+file that is read anyway (a PDF's pages pass the bomb check, ``pdf_bomb``, before any page is
+called a scan), only with :data:`INSTALL_MIN` seconds left, and not again within
+:data:`RETRY_AFTER` of an attempt that did not finish (a marker beside pydeps): on a slow or
+closed network one call pays the wait, the next ones answer at once with the command. An
+assistant cannot run that command itself (run_python starts no programs), which is why the
+first try is still made in-call rather than never.
+
 Speed: nearly all of a page's time is spent inside the models (detection about a quarter,
 recognition most of the rest; our layout and turning code well under 1 %). An A4 page at 200 dpi
 costs 2 to 3.5 CPU seconds; its lines are recognised on one thread per core
@@ -30,6 +38,8 @@ from . import ocr_layout, ocr_turn
 
 GROUP = "ocr"
 INSTALL_MIN = 40.0        # seconds left below which an install is not even tried
+RETRY_AFTER = 24 * 3600   # seconds after an unfinished install before the next in-call try
+FAILED_MARK = ".ocr-install-failed"    # beside pydeps: when the last in-call install did not finish
 PAGE_GUESS = 6.0          # seconds one page is assumed to cost before one has been measured
 MAX_SIDE = 2400           # pictures are scaled down to this (about 200 dpi on A4) before OCR
 DET_SIDE = 1280           # text lines are found on a copy at most this big, then read at full size
@@ -137,9 +147,12 @@ class Reader(object):
             left = self.deadline.remaining() if self.deadline is not None else 600.0
             if left < INSTALL_MIN:
                 raise Missing(missing_message())
+            if _failed_recently(boot):
+                raise Missing(missing_message("上次自动安装没能完成（网络慢或不通），这次不再等待安装"))
             try:
                 boot.ensure_group(GROUP, timeout=max(10.0, left - 2 * PAGE_GUESS))
             except boot.DependencyError as exc:
+                _mark_failed(boot)
                 raise Missing(missing_message("自动安装没能完成（%s）" % _first_sentence(str(exc))))
         import logging
         logging.getLogger("RapidOCR").setLevel(logging.ERROR)
@@ -390,6 +403,21 @@ def has_pillow():
     import importlib.util
     _boot().group_ready(GROUP)           # puts tools/pydeps on the path
     return importlib.util.find_spec("PIL") is not None
+
+
+def _failed_recently(boot):
+    try:
+        return time.time() - os.path.getmtime(os.path.join(boot.DEPS_PARENT, FAILED_MARK)) < RETRY_AFTER
+    except OSError:
+        return False
+
+
+def _mark_failed(boot):
+    try:
+        with open(os.path.join(boot.DEPS_PARENT, FAILED_MARK), "w", encoding="utf-8") as fh:
+            fh.write(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+    except OSError:
+        pass
 
 
 def _first_sentence(text):

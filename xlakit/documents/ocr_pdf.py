@@ -16,6 +16,7 @@ drawings, JBIG2/CCITT images pypdf cannot decode) is rendered by pypdfium2 at 20
 from .. import progress
 from . import ocr
 from .base import FormatError
+from .pdf_bomb import check_page
 
 RENDER_DPI = 200
 MIN_DPI = 50              # a page picture below this cannot hold legible text (a placeholder)
@@ -52,12 +53,12 @@ class PdfScan(object):
         """Should this page be read by OCR instead of (or for want of) its text layer?"""
         if self.mode == "off" or self.missing:
             return False
-        if self.mode == "force":
-            return True
-        if not body.strip() or junk(body):
+        if self.mode == "force" or not body.strip() or junk(body):
+            check_page(page, _index_of(page) + 1)      # never OCR (nor install for) a bomb
             return True
         if not _one_picture(page):
             return False
+        check_page(page, _index_of(page) + 1)
         if not self.layer_checked:
             self.layer_checked = True
             if ocr.ready() and self.engine() is not None:

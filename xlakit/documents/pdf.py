@@ -5,7 +5,9 @@ model must know where it is. Extraction stops as soon as the requested window is
 costs roughly 10-100 ms a page), which keeps a 300-page report well inside the time limit.
 
 A page with no text layer is a scan: it is read by OCR (``ocr_pdf``; also wrong hidden layers
-and, with ``ocr: "force"``, every page). Without the OCR engine (or with ``ocr: "off"``) that is
+and, with ``ocr: "force"``, every page). Before that, every page's pictures are checked for
+decompression bombs (``pdf_bomb``): such a file is refused at once, never OCR'd, and never the
+reason for an OCR install. Without the OCR engine (or with ``ocr: "off"``) that is
 said plainly, with the page count, instead of an empty success, and the text layer is kept.
 An encrypted PDF is first opened with the empty password (many "protected" PDFs only restrict
 printing or copying); a real open password gives a clear error.
@@ -13,6 +15,7 @@ printing or copying); a real open password gives a clear error.
 from .. import progress
 from .base import FormatError, Enough
 from .page_offsets import PageOffsets
+from .pdf_bomb import check_page, content_bomb, limit_error
 from .pdf_holds import holds, summary
 from .pdf_text import page_text
 
@@ -154,6 +157,8 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         except Enough:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken page must not lose the others
+            if limit_error(exc):            # pypdf's own bomb guard on the content: refuse the file
+                raise content_bomb(number)
             out.warnings.append("第 %d 页无法解析（%s），已跳过" % (number, _short(exc)))
             continue
         lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
@@ -161,6 +166,8 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         if offsets is not None:
             offsets.note(number, out.next_offset(), texted)
         out.page(number)
+        if not body.strip():
+            check_page(page, number)      # a bomb is refused before the page is called a scan
         kind = None if body.strip() or getattr(out, "ocr", "auto") == "force" else holds(page)
         if kind not in (None, "picture"):
             empty_pages.append(number)

@@ -22,6 +22,16 @@ one C call per line, which gives exactly the csv module's records for such text 
 dialect only differs from a split where quotes are involved). The first block that has one of
 those characters hands that block and the rest of the file to ``csv.reader``, since a quoted
 field may span lines and blocks. Both paths count records the same way, so row numbers agree.
+
+Bounds (issue 34: a 20 MB single-line csv took 3.4 GB and ran into the host's kill): a physical
+line, and a quoted field, may hold at most :data:`MAX_LINE` characters (16 Mi), and a record at most
+:data:`MAX_FIELDS` fields (65,536, four times Excel's and WPS's 16,384 columns). Real tables never
+come near either (Excel holds 32,767 characters a cell); a file past them is not a table, or lost
+its line ends. Past them the read stops with a Chinese error naming the row and the cap, having held
+about one capped line: lines are read with a size limit (never a whole unbounded line), and the
+fields of a long line are counted before it is split. Before, the split path had no cap at all and
+the csv path's field limit was 64 MB; both are now this one cap. The delimiter is sniffed on at
+most :data:`SNIFF_CHARS` of the sample.
 """
 import codecs
 import csv
@@ -33,6 +43,9 @@ from ...errors import os_error
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
+SNIFF_CHARS = 256 * 1024  # characters of the sample the delimiter is chosen on
+MAX_LINE = 16 * 1024 * 1024   # characters of one physical line, and of one quoted field
+MAX_FIELDS = 65536        # fields of one record
 BLOCK = 1 << 18          # characters per block of the split path
 DELIMITERS = (",", "\t", ";", "|")
 
@@ -44,7 +57,7 @@ detect_encoding = xtext.detect_encoding
 def sniff_delimiter(text):
     """The delimiter of a csv-like text sample (its first ~50 records are looked at)."""
     best, best_score = ",", None
-    sample = _first_lines(text, 50)
+    sample = _first_lines(text[:SNIFF_CHARS], 50)
     for delim in DELIMITERS:
         if delim not in sample:
             continue
@@ -180,7 +193,9 @@ def _records(fh, delimiter):
         text = tail + block
         if block:
             cut = text.rfind("\n") + 1
-            if not cut:                     # one line longer than a block: read on
+            if not cut:                     # one line longer than a block: read on, up to the cap
+                if len(text) > MAX_LINE:
+                    raise FormatError(_too_long(number + 1))
                 tail = text
                 continue
             body, tail = text[:cut], text[cut:]
@@ -194,14 +209,20 @@ def _records(fh, delimiter):
         if '"' in body or "\0" in body or ("\r" in body and newline == "\n"):
             # the csv module reads from here on; it is fed whole lines only (a record's end is
             # decided at a line's end), so the cut-off tail is completed with the next line
-            rest = itertools.chain(io.StringIO(body, newline=""), io.StringIO(tail + fh.readline(), newline=""), fh)
-            yield from _csv_records(rest, delimiter, number)
+            rest = itertools.chain(io.StringIO(body, newline=""), [tail + fh.readline(MAX_LINE + 1)],
+                                   iter(lambda: fh.readline(MAX_LINE + 1), ""))
+            yield from _csv_records(_bounded(rest, delimiter), delimiter, number)
             return
         lines = body.split(newline)
         if block:
             lines.pop()                     # the "" after the block's last newline
         for line in lines:
             number += 1
+            if len(line) > MAX_FIELDS:          # only a long line can be past a cap
+                if len(line) > MAX_LINE:
+                    raise FormatError(_too_long(number))
+                if line.count(delimiter) >= MAX_FIELDS:
+                    raise FormatError(_too_wide(number))
             rec = line.split(delimiter)
             if "" in rec:
                 while rec and not rec[-1]:  # trailing empty fields go (as trim() does) ...
@@ -215,16 +236,51 @@ def _records(fh, delimiter):
             return
 
 
+class _OverCap(Exception):
+    """A line past a cap, met while feeding the csv module (the record number is known above)."""
+
+
+def _bounded(lines, delimiter):
+    """The lines for ``csv.reader``, each checked against the caps before the csv module sees it
+    (the file's own lines come from ``readline(MAX_LINE + 1)``, so none is read unbounded)."""
+    for line in lines:
+        if len(line) > MAX_FIELDS:
+            if len(line) > MAX_LINE:
+                raise _OverCap(_too_long)
+            if line.count(delimiter) >= MAX_FIELDS:
+                raise _OverCap(_too_wide)
+        yield line
+
+
+def _too_long(number):
+    return ("第 %d 行超过 %s 个字符（16 MB），已停止读取：真实的表格一行远到不了这么长（Excel 一格最多 32,767 字），"
+            "这多半不是表格文件，或者换行符丢了。请用文本编辑器看看文件开头，或用 Excel/WPS 打开后另存为 csv 再试" % (
+                number, "{:,}".format(MAX_LINE)))
+
+
+def _too_wide(number):
+    return ("第 %d 行超过 %d 列，已停止读取（Excel/WPS 一张表最多 16,384 列）。多半是分隔符不对或者换行符丢了；"
+            "请用 Excel/WPS 打开后另存为 csv 再试" % (number, MAX_FIELDS))
+
+
 def _csv_records(lines, delimiter, number):
     reader = csv.reader(lines, delimiter=delimiter)
     try:
         for rec in reader:
             number += 1
+            if len(rec) > MAX_FIELDS:
+                raise FormatError(_too_wide(number))
             values = [_cell(v) for v in rec]
             trim(values)
             if values:
                 yield number, values
+    except _OverCap as exc:
+        raise FormatError(exc.args[0](number + 1))
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise FormatError("第 %d 行起有一格（引号里的内容）超过 %s 个字符（16 MB），已停止读取：多半是某个引号没有"
+                              "配对，后面的内容都被当成了这一格。请用 Excel/WPS 打开后另存为 csv 再试" % (
+                                  number + 1, "{:,}".format(MAX_LINE)))
         raise FormatError("第 %d 行附近的文本格式无法解析（%s）。请用 Excel/WPS 打开后另存为 csv 再试" % (
             number + 1, exc))
 
@@ -238,8 +294,6 @@ def _cell(text):
     return text
 
 
-# csv.reader refuses fields over 128 KB by default; a long note cell must not stop the read.
-try:
-    csv.field_size_limit(64 * 1024 * 1024)
-except OverflowError:  # pragma: no cover - platforms with a small C long
-    csv.field_size_limit(2 ** 31 - 1)
+# csv.reader refuses fields over 128 KB by default; a long note cell must not stop the read, a field
+# past the line cap must (the same cap as the split path's, see the module docstring).
+csv.field_size_limit(MAX_LINE)

@@ -15,8 +15,8 @@ import os
 import shutil
 import sys
 
-from . import manifest as xla_manifest
-from .fs.paths import home_dir
+from .. import manifest as xla_manifest
+from ..fs.paths import home_dir
 
 SERVER_KEY = "xla-tools"
 
