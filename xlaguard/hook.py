@@ -27,7 +27,8 @@ def _hook_template(event, args,
                    _frozen_globals=None, _guard_file="", _newer_frames=True, _version=(3, 9), _deny=None,
                    _protected=(), _report_fd=2, _BaseException=None, _with_tb=None, _L=None, _cbc_code=None,
                    _src_get_code=None, _SourceFileLoader=None, _ext_globals=None, _io_mod=None, _open_code=None,
-                   _frozen_types=(), _sock_init_code=None, _pair_code=None, _setown=(), _ioctls=(), _AF_UNIX=1):
+                   _frozen_types=(), _sock_init_code=None, _pair_code=None, _setown=(), _ioctls=(), _AF_UNIX=1,
+                   _os_open=None, _close=None, _O_WALK=-1, _fcntl_denied=()):
     """The audit hook. Every name it uses arrives as a default argument (the install step binds real
     values, all immutable, and gives it private globals), so nothing the script can assign changes
     what it does. Fast path: one frozenset lookup. Helpers are created per call in the slow path.
@@ -96,9 +97,97 @@ def _hook_template(event, args,
                 base = _getcwd()
             return base + "/" + p
 
+        def walk(p, follow):
+            """Linux: the path the way the kernel walks it (issue 34). One component at a time, from an
+            O_PATH descriptor of the folder reached so far (``stat``/``readlink``/``access`` with
+            ``dir_fd``), never the whole string: no PATH_MAX, so links nested past 4096 bytes resolve
+            exactly as the kernel follows them. Returns (canonical path, stat of the final file or None,
+            the git folder the path lies in or None) or None when a lookup fails other than by a
+            missing tail (a folder that cannot be searched, a file used as a folder, a link loop): refuse.
+            A folder is a git folder when it is named ``.git`` or looks like one to git (``HEAD`` plus
+            ``objects`` and ``refs``, or ``HEAD`` plus ``commondir``: bare repositories, linked worktrees)."""
+            todo = [c for c in p.split("/") if c]
+            todo.reverse()
+            parts = []
+            fds = [_os_open("/", _O_WALK)]
+            marks = [0]                        # per entered folder: where a git folder starts, or 0
+            hops = 0
+            missing = False
+            final = None
+            try:
+                while todo:
+                    c = todo.pop()
+                    if final is not None:
+                        return None            # a file used as a folder: the kernel says ENOTDIR
+                    if c == ".":
+                        continue
+                    if c == "..":
+                        if missing:
+                            parts.append(c)
+                        elif parts:
+                            parts.pop()
+                            _close(fds.pop())
+                            marks.pop()
+                        continue
+                    if missing or (not todo and not follow):
+                        parts.append(c)
+                        continue
+                    d = fds[-1]
+                    if not _access(c, 0, dir_fd=d, follow_symlinks=False):
+                        if not _access(".", 1, dir_fd=d):
+                            return None        # no search right here: not "missing", refuse
+                        missing = True
+                        parts.append(c)
+                        continue
+                    st = _stat(c, dir_fd=d, follow_symlinks=False)
+                    kind = st.st_mode & 0o170000
+                    if kind == 0o120000:
+                        hops += 1
+                        if hops > 40:
+                            return None
+                        target = _readlink(c, dir_fd=d)
+                        if not target.startswith("/") and ":[" in target:
+                            # /proc/<pid>/fd/N of a pipe or socket: no file behind it. Our own: harmless
+                            # (our stdout); another process's: its pipes, e.g. the tool's answer (D7).
+                            if (_len(parts) >= 3 and parts[0] == "proc" and parts[1] == "%d" % _getpid()
+                                    and parts[-1] == "fd"):
+                                return "<anon>", None, None
+                            return None
+                        if target.startswith("/"):
+                            parts = []
+                            while _len(fds) > 1:
+                                _close(fds.pop())
+                                marks.pop()
+                        more = [x for x in target.split("/") if x]
+                        more.reverse()
+                        todo.extend(more)
+                        continue
+                    parts.append(c)
+                    if kind != 0o040000:
+                        final = st
+                        continue
+                    fd = _os_open(c, _O_WALK, dir_fd=d)
+                    fds.append(fd)
+                    mark = marks[-1]
+                    if mark == 0 and (c == ".git" or (_access("HEAD", 0, dir_fd=fd) and (
+                            (_access("objects", 0, dir_fd=fd) and _access("refs", 0, dir_fd=fd))
+                            or _access("commondir", 0, dir_fd=fd)))):
+                        mark = _len(parts)
+                    marks.append(mark)
+                git = "/" + "/".join(parts[:marks[-1]]) if marks[-1] else None
+                if git is None and ".git" in parts:          # a .git about to be made
+                    git = "/" + "/".join(parts[:parts.index(".git") + 1])
+                return "/" + "/".join(parts), final, git
+            finally:
+                for fd in fds:
+                    _close(fd)
+
         def canonical(p, follow):
             """realpath from lstat/readlink: every symlink resolved (the final one only when follow);
             components that do not exist are appended as written."""
+            if _mode == "linux":
+                w = walk(p, follow)
+                return None if w is None else w[0]
             todo = [c for c in p.split("/") if c]
             todo.reverse()
             parts = []
@@ -192,6 +281,13 @@ def _hook_template(event, args,
 
         def check(p, dir_fd, follow, what=None):
             c = resolve(p, dir_fd, follow)
+            if _mode == "linux" and c is not None and c != "<anon>" and inside(c):
+                w = walk(c, follow)
+                if w is None:
+                    deny(what or "write", c)
+                if w[2] is not None:
+                    deny(what or "write", c, "xla_guard 已拦截：%s 在 git 仓库的内部文件夹 %s 里（钩子、配置会在下次运行 "
+                                             "git 时执行），run_python 里的脚本不能改它。" % (c, w[2]))
             shown = c if c is not None else (text(p) if text(p) is not None else "fd")
             if c is None or not inside(c):
                 deny(what or "write", shown)
@@ -227,6 +323,11 @@ def _hook_template(event, args,
             p, mode, flags = args[0], args[1], args[2]
             if _type(p) is _int:
                 return                      # an fd already open: its access mode was checked when opened
+            if _mode == "linux" and _type(flags) is _int and flags == _O_WALK and mode is None:
+                # walk()'s own opens (and a script's with exactly these flags): an O_PATH folder fd gives
+                # no write of its own - dir_fd writes are refused (hook and seccomp), /proc/self/fd/N
+                # paths are walked, fchmod/fchown on O_PATH fail with EBADF
+                return
             writing = False
             if mode is not None:
                 m = text(mode)
@@ -242,7 +343,13 @@ def _hook_template(event, args,
                 deny("write", "open")
             if writing:
                 c = check(p, None, True)
-                if _mode != "windows" and _access(c, 0):
+                if _mode == "linux":
+                    w = walk(c, True) if c != "<anon>" else None
+                    st = w[1] if w is not None else None
+                    if st is not None and (st.st_mode & 0o170000) == 0o100000 and st.st_nlink > 1:
+                        deny("write", c, "xla_guard 已拦截：%s 有多个硬链接，写它可能改到允许目录以外的文件。"
+                                        "请先复制一份再写（shutil.copy 到新文件名）。" % c)
+                elif _mode != "windows" and _access(c, 0):
                     st = _stat(c)
                     if (st.st_mode & 0o170000) == 0o100000 and st.st_nlink > 1:
                         deny("write", c, "xla_guard 已拦截：%s 有多个硬链接，写它可能改到允许目录以外的文件。"
@@ -285,6 +392,12 @@ def _hook_template(event, args,
                 if p is None:
                     p = "."                 # unpack_archive(extract_dir=None) means the cwd
                 dfd = args[fd_index] if 0 <= fd_index < _len(args) else None
+                if _type(dfd) is _int and dfd == -1:
+                    dfd = None                  # the os.* events write -1 for "no dir_fd"
+                if dfd is not None:
+                    # the kernel layer refuses writes relative to a directory fd (seccomp); say why first
+                    deny("write", event, "xla_guard 已拦截：run_python 里的脚本改动文件时不能用 dir_fd（%s），"
+                                         "请直接写完整路径。" % event)
                 check(p, dfd, follow)
             if event == "os.symlink":
                 target = text(args[0])
@@ -348,6 +461,9 @@ def _hook_template(event, args,
                 deny("connect", s if _len(s) == 0 or s[0] != "\0" else "@" + s[1:])
             return
         if event == "fcntl.fcntl":
+            if _len(args) > 1 and args[1] in _fcntl_denied:
+                deny("process", "fcntl F_SETLEASE", "xla_guard 已拦截：脚本试图给文件加租约（fcntl F_SETLEASE），"
+                                                   "这会卡住打开同一文件的其他程序。")
             if _len(args) > 2 and args[1] in _setown and not (_type(args[2]) is _int and args[2] == _getpid()):
                 deny("process", "fcntl F_SETOWN", "xla_guard 已拦截：脚本试图让别的进程接收 SIGIO 信号（fcntl F_SETOWN）。")
             return
@@ -499,7 +615,8 @@ def _hook_template(event, args,
         del _flush, _wflags, _O_TMPFILE, _O_DIR, _O_PATH, _O_TRUNC, _sep, _mark, _fsep, _frozen_globals
         del _guard_file, _newer_frames, _version, _deny, _protected, _report_fd, _BaseException, _with_tb, _L
         del _cbc_code, _src_get_code, _SourceFileLoader, _ext_globals, _io_mod, _open_code, _frozen_types
-        del _sock_init_code, _pair_code, _setown, _ioctls, _AF_UNIX, event, args, _body
+        del _sock_init_code, _pair_code, _setown, _ioctls, _AF_UNIX, _os_open, _close, _O_WALK, _fcntl_denied
+        del event, args, _body
         raise e
 
 
@@ -543,10 +660,45 @@ def _trampoline_template(signum, frame, _handler=None):
     return _handler(signum, None)
 
 
-def _signal_template(signalnum, handler, _orig=None, _make=None, _callable=None):
+def _signal_template(signalnum, handler, _orig=None, _make=None, _callable=None, _isinstance=None, _int=None,
+                     _type=None, _enums=()):
+    """``signal.signal`` for the script: callables go through the trampoline; ``SIG_IGN``/``SIG_DFL``
+    (IntEnum members, which the C function refuses: issue 34) become plain ints with ``int.__int__``
+    (no method of the argument runs), and a plain 0/1 answer comes back as the enum, as the stdlib's
+    own wrapper returns it."""
     if _callable(handler):
         handler = _make(handler)
-    return _orig(signalnum, handler)
+    elif _isinstance(handler, _int):
+        handler = _int.__int__(handler)
+    if _isinstance(signalnum, _int):
+        signalnum = _int.__int__(signalnum)
+    old = _orig(signalnum, handler)
+    if _type(old) is _int and (old == 0 or old == 1):
+        return _enums[old]
+    return old
+
+
+def _create_template(spec, *rest, _orig=None, _pinned=(), _Spec=None, _str=None, _type=None, _isinstance=None,
+                     _audit=None, _ImportError=None, _dynamic=False):
+    """``_imp.create_builtin`` / ``_imp.create_dynamic``: a fresh copy of a module the fence has neutered
+    (``posix`` with the original ``open`` and ``mkfifo``, ``_signal``, ``_posixsubprocess``) comes from
+    here without any import event (issue 34). The name and origin are read once, copied as exact str,
+    and the C function gets a spec of ours, so a spec whose ``name`` changes between reads gains nothing."""
+    name = spec.name
+    if _type(name) is not _str:
+        if not _isinstance(name, _str):
+            raise _ImportError("xla_guard：模块名必须是字符串")
+        name = _str.__str__(name)
+    if name in _pinned:
+        raise _ImportError("xla_guard 已拦截：脚本试图修改或绕过写入围栏（重新创建模块 %s）。" % name, name=name)
+    origin = None
+    if _dynamic:
+        origin = spec.origin
+        if _type(origin) is not _str:
+            if not _isinstance(origin, _str):
+                raise _ImportError("xla_guard：扩展模块路径必须是字符串", name=name)
+            origin = _str.__str__(origin)
+    return _orig(_Spec(name, None, origin=origin), *rest)
 
 
 def _clone(func, globals_, name, defaults=None, kwdefaults=None):
@@ -682,7 +834,9 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         _io_mod=_io, _open_code=_io.open_code, _frozen_types=tuple(frozen_types),
         _sock_init_code=socket.socket.__init__.__code__, _pair_code=getattr(socket.socketpair, "__code__", None),
         _setown=setown, _ioctls=(0x40086602, 0x40046602, 0x401C5820, 0x8901, 0x8902, 0x541C),
-        _AF_UNIX=getattr(socket, "AF_UNIX", -1))
+        _AF_UNIX=getattr(socket, "AF_UNIX", -1), _os_open=osmod.open, _close=os.close,
+        _O_WALK=(os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) if mode == "linux" else -1,
+        _fcntl_denied=(1024,) if mode == "linux" else ())
     values["_msg"] = types.FunctionType(block_message.__code__, {"__builtins__": {}, "allowed_text":
                                         types.FunctionType(allowed_text.__code__, W, "allowed_text")},
                                         "block_message")
@@ -746,14 +900,36 @@ def neuter(roots, mode, W, osmod, fcntl_fn):
             fdp = None
         if fdp is not None:
             code = _os_open_template.__code__
+            original = osmod.open
             wrapped = types.FunctionType(code, W, "open", (0o777, None, osmod.open, fdp, type, str, bytes, int,
                                                           TypeError))
             os.open = wrapped
             osmod.open = wrapped
-            try:
-                os.supports_dir_fd.add(wrapped)
-            except AttributeError:
-                pass
+            # os.supports_dir_fd (and its sister sets) hold the original posix.open: taken from there,
+            # it opens relative to dir_fd while the "open" event names the file against the cwd (issue 34)
+            for name in ("supports_dir_fd", "supports_fd", "supports_follow_symlinks", "supports_effective_ids"):
+                group = getattr(os, name, None)
+                if isinstance(group, set) and any(f is original for f in group):
+                    group.difference_update({original})
+                    group.add(wrapped)
+    # shutil.rmtree's fd-based walk unlinks relative to directory fds, which the fence refuses
+    # (see above); the path-based walk does the same job and every step is checked
+    import shutil
+    shutil._use_fd_functions = False
+    if hasattr(shutil, "_rmtree_impl") and hasattr(shutil, "_rmtree_unsafe"):
+        shutil._rmtree_impl = shutil._rmtree_unsafe
+    import _imp
+    import importlib.machinery
+    pinned = frozenset(n for n in PINNED_IMPORTS | DENIED_IMPORTS | {"_posixsubprocess", "posix", "nt", "_signal"})
+    # the C loaders look names up in the calling frame's builtins: a private copy, not W's empty dict
+    import builtins
+    CW = {"__builtins__": dict(builtins.__dict__)}
+    for fname, dynamic in (("create_builtin", False), ("create_dynamic", True)):
+        orig = getattr(_imp, fname, None)
+        if orig is not None:
+            setattr(_imp, fname, _clone(_create_template, CW, fname, None, dict(
+                _orig=orig, _pinned=pinned, _Spec=importlib.machinery.ModuleSpec, _str=str, _type=type,
+                _isinstance=isinstance, _audit=sys.audit, _ImportError=ImportError, _dynamic=dynamic)))
 
     # Signal handlers run inside whatever Python code is executing, the hook included: hand them no frame.
     tramp_code = _trampoline_template.__code__
@@ -761,6 +937,8 @@ def neuter(roots, mode, W, osmod, fcntl_fn):
     def make_tramp(handler, _code=tramp_code, _W=W, _F=types.FunctionType):
         return _F(_code, _W, "xla_guard_signal_trampoline", (handler,))
     maker = types.FunctionType(make_tramp.__code__, W, "make", (tramp_code, W, types.FunctionType))
-    sig = types.FunctionType(_signal_template.__code__, W, "signal", (_signal.signal, maker, callable))
+    enums = (signal.Handlers.SIG_DFL, signal.Handlers.SIG_IGN) if hasattr(signal, "Handlers") else (0, 1)
+    sig = types.FunctionType(_signal_template.__code__, W, "signal", (_signal.signal, maker, callable, isinstance, int,
+                                                                      type, enums))
     signal.signal = sig
     _signal.signal = sig
