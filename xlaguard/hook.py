@@ -443,6 +443,9 @@ def _hook_template(event, args,
         if event == "socket.__new__":
             # unix sockets reach local services that run commands or grant keys (tmux, ssh-agent,
             # D-Bus, docker): only the connected stream pair socket.socketpair() makes is allowed
+            if _mode == "linux" and _len(args) > 1 and (args[1] == 16 or args[1] == 40):
+                deny("connect", "socket(AF_NETLINK/AF_VSOCK)", "xla_guard 已拦截：run_python 里的脚本不能建 netlink 或 vsock "
+                                                              "套接字（它们通向内核和虚拟机的宿主）。")
             if _len(args) > 1 and args[1] == _AF_UNIX:
                 f = caller()
                 if not (f.f_code is _sock_init_code and f.f_back is not None and f.f_back.f_code is _pair_code

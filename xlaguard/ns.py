@@ -121,6 +121,8 @@ def enter(roots, run_temp=None, temp_limit=TEMP_LIMIT):
         return False, _fail(ctypes, "把挂载设为私有"), userns
     notes = []
     writable = [r for r in roots if r and os.path.isdir(r)]
+    if run_temp and run_temp not in writable:
+        writable.append(run_temp)
     if run_temp:
         if _mount(libc, ctypes, "xla-run", run_temp, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                   "size=%d,mode=0700" % temp_limit):
