@@ -113,10 +113,18 @@ def enter(roots, run_temp=None, temp_limit=TEMP_LIMIT):
     if libc.unshare(CLONE_NEWNS | (CLONE_NEWUSER if userns else 0)) != 0:
         return False, _fail(ctypes, "创建私有挂载命名空间"), False
     if userns:
+        # /proc/self/uid_map belongs to root while the process is not dumpable (after a setuid, as in
+        # the escape suite's harness): dumpable just for the maps, then as before
+        dumpable = libc.prctl(3, 0, 0, 0, 0)        # PR_GET_DUMPABLE
+        if dumpable == 0:
+            libc.prctl(4, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
         try:
             _map_ids(uid, gid)
         except OSError as exc:
             return False, "用户命名空间的 id 映射失败（%s）" % exc.strerror, True
+        finally:
+            if dumpable == 0:
+                libc.prctl(4, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
     if not _mount(libc, ctypes, None, "/", None, MS_REC | MS_PRIVATE):
         return False, _fail(ctypes, "把挂载设为私有"), userns
     notes = []
