@@ -35,6 +35,8 @@ def t(name, f):
         res[name] = "ok"
     except OSError as e:
         res[name] = errno.errorcode.get(e.errno, str(e.errno))
+# the working folder the launcher started in must be the writable bind, not the read-only mount below it
+t("inside_relative_cwd", lambda: open("rel.txt", "w").write("1"))
 # the long-path chain: deep folders and links inside, the last link pointing outside
 n = "x" * 250
 def deep(base, levels):
@@ -88,7 +90,7 @@ print(json.dumps(res))
 OUTSIDE = ["chmod", "utime", "fchmod_readonly_fd", "futimens_readonly_fd", "long_chmod", "long_utime", "long_write",
            "write", "append", "truncate", "rename", "unlink", "mkdir", "symlink", "link_out_in", "dirfd_write",
            "dirfd_chmod"]
-INSIDE = ["inside_write", "inside_chmod", "inside_utime", "temp_write"]
+INSIDE = ["inside_relative_cwd", "inside_write", "inside_chmod", "inside_utime", "temp_write"]
 
 
 def python_for(uid):

@@ -162,5 +162,8 @@ def enter(roots, run_temp=None, temp_limit=TEMP_LIMIT):
         how = "逐个 remount"
     else:
         return False, "mount_setattr 失败（%s）" % os.strerror(err), userns
+    # the working folder still points into the mount underneath the new binds (now read-only):
+    # look it up again, so relative paths land on the writable bind
+    os.chdir(os.getcwd())
     return True, "私有挂载命名空间（%s%s），允许目录以外只读%s" % (
         "用户命名空间，" if userns else "", how, "；" + "；".join(notes) if notes else ""), userns
