@@ -15,6 +15,9 @@ service over a unix socket; signal, trace or re-limit no other process. The laye
 ``sys.modules`` afterwards):
 
 1. ``xlaguard.hook``: an audit hook (PEP 578) on every platform; also writes the Chinese reports.
+   ``xlaguard.ns`` + ``xlaguard.limits`` (Linux, layer ``ns``): a private mount namespace in which
+   everything outside the roots is read-only (chmod/utime/writes outside: EROFS, whatever the path),
+   the run's temp folder (``--run-temp``) a size-capped tmpfs, and a cap on tasks (threads).
 2. ``xlaguard.landlock`` (Linux): the kernel refuses writes outside the roots and every ``execve``.
 3. ``xlaguard.seccomp`` (Linux x86-64): a seccomp-bpf filter for what Landlock does not see (unix
    sockets, other processes, chown/setuid bits/xattrs/file flags, flock, fork, namespaces, keyrings,
@@ -24,7 +27,7 @@ service over a unix socket; signal, trace or re-limit no other process. The laye
 Usage (run_python builds this command)::
 
     python3 -I -B -X utf8 -u xla_guard.py --root DIR [--root DIR ...] [--path DIR ...]
-        [--report-fd N] [--nonce-stdin] -- SCRIPT [ARGS...]
+        [--run-temp DIR] [--report-fd N] [--nonce-stdin] -- SCRIPT [ARGS...]
 
 ``-I`` keeps ``PYTHON*`` variables and the user site out; ``--path`` entries (pydeps) and the
 script's folder are put on ``sys.path`` here. ``XLA_RUNPY_UNRESTRICTED=1`` (read once, here) skips
@@ -39,7 +42,7 @@ stdin is a per-run secret, read and forgotten before the script starts (stdin th
 (issue 25, D4). Reports still come from inside the script's process, so they are advisory:
 run_python words them that way.
 
-Test seam: ``XLA_GUARD_LAYERS`` (a comma list of ``audit``, ``landlock``, ``seccomp``; read once
+Test seam: ``XLA_GUARD_LAYERS`` (a comma list of ``audit``, ``ns``, ``landlock``, ``seccomp``; read once
 here and removed from the environment before the script runs) switches layers off, so the escape
 suite can count what each layer stops alone. It can only weaken a run it was set for, and the host
 never passes it.

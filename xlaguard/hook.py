@@ -2,7 +2,8 @@
 
 Written against the escapes listed in ../shared/notes/guard-design.md: all policy sits in default
 arguments of one hook function, as immutable values (tuples, frozensets, C functions); paths are
-canonicalized with captured ``lstat``/``readlink``/``getcwd``; re-imports of neutered modules, ``gc``,
+canonicalized with captured ``lstat``/``readlink``/``getcwd`` (on Linux one component at a time from
+O_PATH descriptors, the way the kernel walks them: no PATH_MAX blind spot, issue 34); re-imports of neutered modules, ``gc``,
 tracing and ``addaudithook`` are refused; modules without audit events are removed or refused.
 Audit hooks are not a sandbox: this layer catches mistakes and says in Chinese what was refused;
 on Linux layers 2 and 3 (kernel) hold what it cannot."""

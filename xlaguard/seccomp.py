@@ -8,7 +8,16 @@ answers ``EPERM`` to:
 - ``socket(AF_UNIX)`` and ``socketpair(AF_UNIX)`` other than a stream pair (asyncio's self-pipe):
   without a unix socket there is no ``connect``/``sendto``/``sendmsg`` to a tmux server, an
   ssh-agent, D-Bus, X11 or docker (seccomp cannot read the address a pointer points to, so the
-  socket itself is refused; abstract addresses need a socket too);
+  socket itself is refused; abstract addresses need a socket too); ``socket(AF_NETLINK)`` and
+  ``socket(AF_VSOCK)`` (the kernel's and a VM host's channels; glibc's getaddrinfo copes without
+  netlink, and Python never asks for AI_ADDRCONFIG by itself);
+- writes relative to a directory fd: ``openat`` with write flags, ``mkdirat``, ``unlinkat``,
+  ``renameat(2)``, ``linkat``, ``symlinkat``, ``fchmodat(2)``, ``futimesat`` and ``utimensat`` with a
+  path, unless the dirfd is ``AT_FDCWD`` (reads with a dirfd, and ``futimens``, stay): the "open"
+  audit event carries no dir_fd, so this makes every path the kernel walks for a write the one the
+  audit hook checked (issue 34);
+- ``fcntl(F_SETLEASE)`` (a lease on the host's lock files stalls other tools like ``flock`` does) and
+  ``prctl(PR_SET_PDEATHSIG)`` (the launcher set SIGKILL-on-parent-death; the script must not undo it);
 - ``ptrace``, ``process_vm_readv/writev``, ``process_madvise``, ``pidfd_getfd``, ``pidfd_send_signal``,
   ``kcmp``;
 - ``kill``/``tgkill``/``tkill``/``rt_(tg)sigqueueinfo``, ``prlimit64``, ``setpriority``,
