@@ -120,6 +120,8 @@ def linux_prelude(roots, layers, run_temp, ns, limits):
     then the private read-only mount namespace with the per-run tmpfs (``xlaguard.ns``). Returns the
     status fields and whether the namespace is on."""
     fields, on = [], False
+    import tempfile
+    tempfile.gettempdir()     # chosen (it probes by writing) while the system temp folder is still writable
     root = os.geteuid() == 0
     capped = "ns" in layers or "seccomp" in layers
     tasks = limits.limit_tasks(False) if capped and root else None
@@ -137,7 +139,6 @@ def linux_prelude(roots, layers, run_temp, ns, limits):
         fields.append(("tasks", tasks[1] if tasks[0] else "未限制：%s" % tasks[1]))
     if run_temp:
         os.environ["TMPDIR"] = run_temp
-        import tempfile
         tempfile.tempdir = run_temp
     return fields, on
 

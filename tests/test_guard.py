@@ -305,6 +305,12 @@ ATTACKS = [
     ("long_chain_mkdir", "anl", CHAIN + "os.makedirs('s2/home/marker.txt/x')"),
     ("long_chain_abs_link_chmod", "an", CHAIN.replace("'../' * real.count('/') + {OUT!r}.lstrip('/')", "{OUT!r}")
      + "os.chmod('s2/home/victim.txt', 0o777)"),
+    # the same chain made beforehand (by the user, or by a route the hook missed): the hook must walk it
+    ("long_premade_write", "anl", "open({WS!r} + '/s2/home/marker.txt', 'w')"),
+    ("long_premade_chmod", "an", "import os; os.chmod({WS!r} + '/s2/home/victim.txt', 0o777)"),
+    ("long_premade_utime", "an", "import os; os.utime({WS!r} + '/s2/home/victim.txt', (5, 5))"),
+    ("long_premade_rename", "anl", "import os; os.rename({WS!r} + '/s2/home/victim.txt', {WS!r} + '/stolen')"),
+    ("long_premade_relative", "an", "import os; os.chdir({WS!r} + '/s2'); os.chmod('home/victim.txt', 0o777)"),
     ("long_chain_file_link", "an", CHAIN.replace("{OUT!r}.lstrip('/')", "{V!r}.lstrip('/')").replace("'s2/home'", "'s2/v'")
      + "os.utime('s2/v', (5, 5))"),
     # --- issue 34: a git repository deep in the workspace (past Landlock's bounded scan), dir_fd routes, bare repos
@@ -519,7 +525,7 @@ def make_arena(base, i, uid):
         f.write("keep")
     with open(os.path.join(out, "slot-1.lock"), "w"):
         pass
-    git = os.path.join(ws, "a", "b", "c", "repo", ".git")
+    git = os.path.join(ws, "p1", "p2", "p3", "repo", ".git")
     bare = os.path.join(ws, "repos", "site.git")
     for g in (git, bare):
         for d in ("hooks", "objects", "refs"):
@@ -546,6 +552,28 @@ def make_arena(base, i, uid):
                  DSOCK=os.path.join(tmp, "dgram.sock"), ASOCK="\0xla-guard-test-%s-%d" % (os.path.basename(base), i),
                  VPID="@VPID@", VFD="@VFD@", HOME=home, GIT=git, BARE=bare, RT=os.path.join(tmp, "run"))
     return names
+
+
+def make_chain(ws, out):
+    """Issue 34's chain, made beforehand without chdir (the configurations run in threads): 28 folders
+    of 250-byte names under ``ws/d1`` (real path past PATH_MAX), ``ws/s1`` -> the 14th, ``ws/s2`` -> the
+    28th through ``s1`` (a short name for a long path), and ``ws/s2/home`` -> ``out`` by a relative link."""
+    n = "x" * 250
+    fd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)
+    os.mkdir("d1", dir_fd=fd)
+    depth_fd = os.open("d1", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    for i in range(28):
+        os.mkdir(n, dir_fd=depth_fd)
+        nxt = os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=depth_fd)
+        os.close(depth_fd)
+        depth_fd = nxt
+        if i == 13:
+            os.symlink(os.path.join(ws, "d1", *([n] * 14)), "s1", dir_fd=fd)
+    real = os.path.join(ws, "d1", *([n] * 28))
+    os.symlink("../" * real.count("/") + out.lstrip("/"), "home", dir_fd=depth_fd)
+    os.close(depth_fd)
+    os.symlink(os.path.join(ws, "s1", *([n] * 14)), "s2", dir_fd=fd)
+    os.close(fd)
 
 
 def file_flags(path):
@@ -613,6 +641,8 @@ def run_matrix(layers, uid, base):
     script_code = {}
     for i, (name, _, code) in enumerate(ATTACKS):
         names = make_arena(base, i, uid)
+        if name.startswith("long_premade"):
+            make_chain(names["WS"], names["OUT"])
         arenas[name] = (names, snapshot(names))
         nonce = "n%08x" % (i * 7919 + 13)
         jobs.append({"name": name, "uid": uid, "nonce": nonce, "layers": list(layers),

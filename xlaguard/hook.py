@@ -40,7 +40,10 @@ def _hook_template(event, args,
     (including one a signal handler injects) ends the same way: the operation is refused."""
     if event not in _watch:
         return
+    if event == "open" and args[2] == _O_WALK and args[1] is None:
+        return      # walk()'s own O_PATH folder opens (see the "open" branch): the fast way out
     def _body(event, args):
+        memo = []   # the last walk() of this event: check() and the open branch reuse it
 
         def report(kind, target, message):
             t = _str.replace(_str.replace(target, "\n", "?"), _fsep, "?")
@@ -188,6 +191,7 @@ def _hook_template(event, args,
             components that do not exist are appended as written."""
             if _mode == "linux":
                 w = walk(p, follow)
+                memo.append(w)
                 return None if w is None else w[0]
             todo = [c for c in p.split("/") if c]
             todo.reverse()
@@ -264,6 +268,9 @@ def _hook_template(event, args,
 
         def resolve(p, dir_fd, follow):
             """Canonical path for an event argument, or None if it cannot be resolved (then: deny)."""
+            del memo[:]
+            if _type(dir_fd) is _int and dir_fd == -1:
+                dir_fd = None                   # the os.* events write -1 for "no dir_fd"
             if _type(p) is _int or (_isinstance(p, _int) and not _isinstance(p, _bool)):
                 if _mode == "windows":
                     return None
@@ -283,7 +290,9 @@ def _hook_template(event, args,
         def check(p, dir_fd, follow, what=None):
             c = resolve(p, dir_fd, follow)
             if _mode == "linux" and c is not None and c != "<anon>" and inside(c):
-                w = walk(c, follow)
+                w = memo[-1] if memo else walk(c, follow)
+                del memo[:]
+                memo.append(w)
                 if w is None:
                     deny(what or "write", c)
                 if w[2] is not None:
@@ -345,7 +354,7 @@ def _hook_template(event, args,
             if writing:
                 c = check(p, None, True)
                 if _mode == "linux":
-                    w = walk(c, True) if c != "<anon>" else None
+                    w = (memo[-1] if memo else walk(c, True)) if c != "<anon>" else None
                     st = w[1] if w is not None else None
                     if st is not None and (st.st_mode & 0o170000) == 0o100000 and st.st_nlink > 1:
                         deny("write", c, "xla_guard 已拦截：%s 有多个硬链接，写它可能改到允许目录以外的文件。"
@@ -916,6 +925,17 @@ def neuter(roots, mode, W, osmod, fcntl_fn):
                 if isinstance(group, set) and any(f is original for f in group):
                     group.difference_update({original})
                     group.add(wrapped)
+            # ... and so does every module (or class in one) that took ``os.open`` at import, before the
+            # guard: 3.9's ``pathlib._NormalAccessor.open``. Modules imported later take the wrapper.
+            for mod in list(sys.modules.values()):
+                holders = [mod] + [v for v in list(getattr(mod, "__dict__", {}).values()) if isinstance(v, type)]
+                for holder in holders:
+                    for key, value in list(getattr(holder, "__dict__", {}).items()):
+                        if value is original:
+                            try:
+                                setattr(holder, key, wrapped)
+                            except (AttributeError, TypeError):
+                                pass
     # shutil.rmtree's fd-based walk unlinks relative to directory fds, which the fence refuses
     # (see above); the path-based walk does the same job and every step is checked
     import shutil
