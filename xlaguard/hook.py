@@ -692,7 +692,7 @@ def _signal_template(signalnum, handler, _orig=None, _make=None, _callable=None,
 
 
 def _create_template(spec, *rest, _orig=None, _pinned=(), _Spec=None, _str=None, _type=None, _isinstance=None,
-                     _audit=None, _ImportError=None, _dynamic=False):
+                     _audit=None, _ImportError=None, _dynamic=False, _report=None):
     """``_imp.create_builtin`` / ``_imp.create_dynamic``: a fresh copy of a module the fence has neutered
     (``posix`` with the original ``open`` and ``mkfifo``, ``_signal``, ``_posixsubprocess``) comes from
     here without any import event (issue 34). The name and origin are read once, copied as exact str,
@@ -703,7 +703,9 @@ def _create_template(spec, *rest, _orig=None, _pinned=(), _Spec=None, _str=None,
             raise _ImportError("xla_guard：模块名必须是字符串")
         name = _str.__str__(name)
     if name in _pinned:
-        raise _ImportError("xla_guard 已拦截：脚本试图修改或绕过写入围栏（重新创建模块 %s）。" % name, name=name)
+        msg = "xla_guard 已拦截：脚本试图修改或绕过写入围栏（重新创建模块 %s）。" % name
+        _report("重新创建模块 " + name, msg, "self")
+        raise _ImportError(msg, name=name)
     origin = None
     if _dynamic:
         origin = spec.origin
@@ -712,6 +714,11 @@ def _create_template(spec, *rest, _orig=None, _pinned=(), _Spec=None, _str=None,
                 raise _ImportError("xla_guard：扩展模块路径必须是字符串", name=name)
             origin = _str.__str__(origin)
     return _orig(_Spec(name, None, origin=origin), *rest)
+
+
+def _report_template(what, message, kind, *, _audit=None):
+    """A block record from outside the hook: the hook takes "xla_guard.denied" only from W's frames."""
+    _audit("xla_guard.denied", what, message, kind)
 
 
 def _clone(func, globals_, name, defaults=None, kwdefaults=None):
@@ -953,7 +960,8 @@ def neuter(roots, mode, W, osmod, fcntl_fn):
         if orig is not None:
             setattr(_imp, fname, _clone(_create_template, CW, fname, None, dict(
                 _orig=orig, _pinned=pinned, _Spec=importlib.machinery.ModuleSpec, _str=str, _type=type,
-                _isinstance=isinstance, _audit=sys.audit, _ImportError=ImportError, _dynamic=dynamic)))
+                _isinstance=isinstance, _audit=sys.audit, _ImportError=ImportError, _dynamic=dynamic,
+                _report=_clone(_report_template, W, "report", None, dict(_audit=sys.audit)))))
 
     # Signal handlers run inside whatever Python code is executing, the hook included: hand them no frame.
     tramp_code = _trampoline_template.__code__
