@@ -35,7 +35,7 @@ LAYER_NAMES = {"audit": "audit_hook", "ns": "mount_namespace", "landlock": "land
                "job": "job_object"}
 KERNEL_NAMES = {"ns": "只读挂载命名空间", "landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象"}
 ADVISORY = ("拦截记录由脚本进程里的围栏写出，仅供参考（脚本能关掉或伪造自己进程里的输出）；"
-            "真正把关的是内核层（Linux 上的 Landlock 与 seccomp）。")
+            "真正把关的是内核层（Linux 上的只读挂载命名空间、Landlock 与 seccomp）。")
 
 
 class Drain(threading.Thread):
