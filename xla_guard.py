@@ -22,7 +22,9 @@ service over a unix socket; signal, trace or re-limit no other process. The laye
 3. ``xlaguard.seccomp`` (Linux x86-64): a seccomp-bpf filter for what Landlock does not see (unix
    sockets, other processes, chown/setuid bits/xattrs/file flags, flock, fork, namespaces, keyrings,
    bpf...), every capability dropped, memory and file-size limits.
-   ``xlaguard.winjob`` (Windows): a Job object (no child processes, memory limit).
+   ``xlaguard.winjob`` + ``xlaguard.wintoken`` (Windows): run_python starts this process with a
+   low-integrity token (writes only where the workspace's Low label allows) inside a Job object it
+   holds itself (no child processes, memory and CPU limits); the guard only reports them.
 
 Usage (run_python builds this command)::
 
@@ -176,13 +178,8 @@ def apply_layers(roots, layers, nonce, report_fd, run_temp=None):
     if on:
         kernel.append("landlock")
     if os.name == "nt":
-        try:
-            on, detail = winjob.apply_job(seccomp.MEMORY_LIMIT)
-        except Exception as exc:
-            on, detail = False, "作业对象出错：%s" % exc
-        fields.append(("job", detail))
-        if on:
-            kernel.append("job")
+        on, detail = windows_layers(winjob, seccomp.MEMORY_LIMIT, fields)
+        kernel += on
     elif "seccomp" in layers:
         limited = seccomp.set_limits()
         try:
@@ -201,6 +198,31 @@ def apply_layers(roots, layers, nonce, report_fd, run_temp=None):
                  policy=audit, guard_files=guard_files())
     names = (["audit"] if audit else []) + kernel
     return [("fence", "on"), ("layers", ",".join(names))] + fields, kernel
+
+
+def windows_layers(winjob, memory, fields):
+    """Windows: the job and the token run_python started this process with (``xlaguard.winjob.spawn``)
+    are only read here, for the status line. Started some other way (no job around this process),
+    the guard makes a job of its own, whose handle then sits in this process: said so."""
+    on = []
+    try:
+        injob, detail = winjob.describe()
+        if not injob:
+            injob, detail = winjob.apply_job(memory)
+            detail += "（作业对象由守卫自己建立，句柄在脚本进程里）"
+    except Exception as exc:
+        injob, detail = False, "作业对象出错：%s" % exc
+    fields.append(("job", detail))
+    if injob:
+        on.append("job")
+    try:
+        low, detail = winjob.wintoken.describe()
+    except Exception as exc:
+        low, detail = False, "令牌出错：%s" % exc
+    fields.append(("token", detail))
+    if low:
+        on.append("token")
+    return on, detail
 
 
 def report(line, _audit=sys.audit):

@@ -179,6 +179,8 @@ def nobody_dir(prefix="xla-nobody-"):
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: over 30 s on a loaded machine (CI runs it; -m 'not slow' leaves it out)")
     config.addinivalue_line("markers", "quick: a representative first-check subset (python3 xla.py selftest -m quick)")
+    config.addinivalue_line("markers", "windows: runs on Windows CPython under Wine (tests/windows/; skips without Wine, "
+                            "fails under CI=true; never in quick)")
 
 
 # ``python3 xla.py selftest --quick`` (pytest -m quick): one or two files per layer and per kind of

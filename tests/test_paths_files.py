@@ -224,3 +224,79 @@ def test_trash_moves_and_says_how_to_restore(myhome, tmp_path):
     again.write_text("x")
     files.move_to_trash(str(again))
     assert not os.path.exists(old)
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolution the kernel's way; deny by rule; unnamed new files (issue 34, issue 38 item 1)
+
+def test_new_files_are_unnamed_until_complete_and_the_named_fallback_is_swept(myhome, monkeypatch):
+    folder = myhome / "报表"
+    folder.mkdir()
+    target = str(folder / "a.txt")
+    seen = {}
+
+    def write(tmp):
+        seen["tmp"] = tmp
+        seen["names"] = sorted(os.listdir(str(folder)))     # mid-write: nothing with a name yet
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("新")
+    files.atomic_write(target, write)
+    if files.O_TMPFILE and os.path.isdir("/proc/self/fd"):
+        assert seen["tmp"].startswith("/proc/self/fd/") and seen["names"] == []
+    assert open(target, encoding="utf-8").read() == "新" and sorted(os.listdir(str(folder))) == ["a.txt"]
+    # where O_TMPFILE is missing: a hidden .xla-*.tmp name, gone after the write
+    monkeypatch.setattr(files, "O_TMPFILE", 0)
+    files.atomic_write(target, write)
+    assert any(files.is_temp_name(n) for n in seen["names"])
+    assert sorted(os.listdir(str(folder))) == ["a.txt"]
+    # a stale one a killed writer left is swept through the folder's descriptor by the next write
+    stale = folder / ".xla-dead.txt.tmp"
+    stale.write_text("x")
+    os.utime(str(stale), (1, 1))
+    files.atomic_write(target, write)
+    assert sorted(os.listdir(str(folder))) == ["a.txt"]
+
+
+def test_pth_files_and_git_dirs_by_content(myhome):
+    ws = paths.workspace_dir(create=True)
+    assert ".pth" in paths.deny_reason(os.path.join(str(myhome), "Documents", "x.pth"))
+    assert paths.deny_reason(os.path.join(ws, "x.pth")) is None
+    bare = myhome / "repos" / "site.git"
+    for sub in ("objects", "refs", "hooks"):
+        (bare / sub).mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    for rel in ("hooks/post-receive", "config", "description", "refs/heads/main"):
+        assert "git" in paths.deny_reason(str(bare / rel)), rel
+    assert paths.deny_reason(str(myhome / "repos" / "notes.txt")) is None
+    # a folder that merely has a HEAD file is not a repository
+    (myhome / "plain").mkdir()
+    (myhome / "plain" / "HEAD").write_text("x")
+    assert paths.deny_reason(str(myhome / "plain" / "a.txt")) is None
+
+
+def test_deny_reason_refuses_a_path_it_cannot_follow(myhome):
+    loop = myhome / "loop"
+    os.symlink("loop", str(loop))
+    assert "无法确认" in paths.deny_reason(str(loop / "a.txt"))
+    with pytest.raises(ToolError) as err:
+        paths.resolve_write(str(loop / "a.txt"))
+    assert "链接" in str(err.value)
+
+
+def test_the_write_goes_where_the_check_looked_even_if_the_name_is_repointed(myhome):
+    """The parent folder is swapped for a link to HOME while the new content is being written:
+    the rename goes through the descriptor of the folder that was checked, so the file lands in
+    the (moved) real folder and HOME's .bashrc is untouched."""
+    (myhome / ".bashrc").write_text("mine\n")
+    folder = myhome / "工作"
+    folder.mkdir()
+    moved = myhome / "工作-移走"
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("evil\n")
+        os.rename(str(folder), str(moved))
+        os.symlink(str(myhome), str(folder))
+    files.atomic_write(str(folder / ".bashrc"), write, backup=False)
+    assert (myhome / ".bashrc").read_text() == "mine\n"
+    assert (moved / ".bashrc").read_text() == "evil\n"

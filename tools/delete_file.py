@@ -6,7 +6,9 @@ mistake a user cannot undo. So this tool accepts only a relative path inside the
 drive/UNC forms), ``~``, ``..`` (also percent-encoded or spelled with look-alike dots/slashes such
 as ``．．／``), wildcards, NUL and control characters, environment variables, Windows stream and
 device names; then, on disk: parents that are links or junctions leading out, a target link
-pointing outside, folders (no recursive delete) and special files. The file is then MOVED to
+pointing outside, folders (no recursive delete) and special files - every link followed the way
+the kernel follows it (``xlakit.fs.resolve``), at any depth. The file is then MOVED, through the
+descriptor of the folder that walk reached, to
 ``~/.xla/trash/<time>-<id>/`` (kept for xlakit.fs.files.TRASH_DAYS days) and the answer says where it
 went and how to put it back.
 
@@ -27,12 +29,13 @@ from xlakit.fs import filetools as ft  # noqa: E402
 
 def main(params):
     workspace = paths.workspace_dir()
-    path, st, kind = ft.resolve_delete(params.get("path"), workspace)
-    paths.check_write_allowed(path)          # the deny list applies to deleting as to writing
+    path, st, kind, real_ws = ft.resolve_delete(params.get("path"), workspace)
     name = os.path.basename(path)
     if kind == "file" and not name.startswith(("~$", ".~lock.")):
         files.check_not_open(path)           # an open document would be saved back by its program
-    moved = files.move_to_trash(path)
+    # walked again the kernel's way, the deny list on its real place, renamed through the walked
+    # folder's descriptor, and only if it still really lies in the workspace
+    moved = files.move_to_trash(path, within=real_ws)
     out = {"deleted": ft.nfc(os.path.basename(path)), "path": path, "type": kind,
            "size": st.st_size if kind == "file" else None,
            "size_text": ft.human_size(st.st_size) if kind == "file" else None,

@@ -6,10 +6,12 @@ canonicalized with captured ``lstat``/``readlink``/``getcwd`` (on Linux one comp
 O_PATH descriptors, the way the kernel walks them: no PATH_MAX blind spot, issue 34); re-imports of neutered modules, ``gc``,
 tracing and ``addaudithook`` are refused; modules without audit events are removed or refused.
 Audit hooks are not a sandbox: this layer catches mistakes and says in Chinese what was refused;
-on Linux layers 2 and 3 (kernel) hold what it cannot."""
+on Linux layers 2 and 3 (kernel) hold what it cannot, on Windows the low-integrity token and the Job
+object run_python starts the guard with. Windows paths are placed by ``xlaguard.winpath``."""
 import os
 import sys
 
+from . import stdzip, winpath
 from .policy import (MARK, SEP, DENIED_IMPORTS, PINNED_IMPORTS, PROCESS_EVENTS, NATIVE_EVENTS, SELF_EVENTS,
                      REGISTRY_EVENTS, PATH_EVENTS, allowed_text, block_message)
 from .neuter import neuter
@@ -30,6 +32,7 @@ def _hook_template(event, args,
                    _protected=(), _report_fd=2, _BaseException=None, _with_tb=None, _L=None, _cbc_code=None,
                    _src_get_code=None, _SourceFileLoader=None, _ext_globals=None, _io_mod=None, _open_code=None,
                    _frozen_types=(), _sock_init_code=None, _pair_code=None, _setown=(), _ioctls=(), _AF_UNIX=1,
+                   _winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None,
                    _os_open=None, _close=None, _O_WALK=-1, _fcntl_denied=()):
     """The audit hook. Every name it uses arrives as a default argument (the install step binds real
     values, all immutable, and gives it private globals), so nothing the script can assign changes
@@ -258,6 +261,8 @@ def _hook_template(event, args,
         def inside(canon):
             if canon == "<anon>":
                 return True
+            if _mode == "windows":
+                return _wininside(canon, _winroots)     # xlaguard.winpath: canonical, case-insensitive
             if _mode == "linux":
                 for r in _roots:
                     if canon == r or canon.startswith(r + "/"):
@@ -281,6 +286,9 @@ def _hook_template(event, args,
                 return None
             if dir_fd is not None and _type(dir_fd) is not _int:
                 return None
+            if _mode == "windows":
+                # no dir_fd on Windows (the os.* events pass -1 for "none")
+                return None if dir_fd is not None and dir_fd != -1 else _winres(s, follow)   # xlaguard.winpath
             a = absolute(s, dir_fd)
             if a is None:
                 return None
@@ -371,6 +379,8 @@ def _hook_template(event, args,
                 deny("write", "open")
             c = resolve(p, None, True)
             if c is None:
+                if _mode == "windows":
+                    return                  # a read-only open of a path winpath will not place (a local share...)
                 deny("write", s)
             if _type(flags) is _int and (flags & (_O_DIR | _O_PATH)) and not inside(c):
                 deny("write", c, "xla_guard 已拦截：不能以目录句柄方式打开允许目录以外的 %s。" % c)
@@ -488,6 +498,11 @@ def _hook_template(event, args,
                 deny("process", "flock %s" % (c or "fd"), "xla_guard 已拦截：脚本试图给允许目录以外的文件加锁（%s），"
                                                        "这会卡住其他程序。" % (c or "fd"))
             return
+        if event == "msvcrt.locking":
+            # Windows: a lock on a read-only fd of a file outside (the host's slot locks) stalls
+            # other tools (D3); the fd's path is not known here, so every lock is refused
+            deny("process", "msvcrt.locking", "xla_guard 已拦截：脚本试图给文件加锁（msvcrt.locking），"
+                                              "这会卡住其他程序；run_python 里的脚本不能加文件锁。")
         if event == "resource.prlimit":
             if _len(args) > 2 and args[2] is not None and not (_type(args[0]) is _int and args[0] in (0, _getpid())):
                 deny("process", "resource.prlimit", "xla_guard 已拦截：脚本试图修改其他进程的资源限制（prlimit）。")
@@ -583,7 +598,11 @@ def _hook_template(event, args,
             return
         if event == "marshal.loads":
             # Only the bytecode cache of a source file, read by the real SourceFileLoader from a .pyc
-            # outside the writable folders: crafted code objects are memory primitives (D6).
+            # outside the writable folders: crafted code objects are memory primitives (D6). Or the
+            # very bytes of a module in the interpreter's own stdlib zip (an embeddable CPython has
+            # no sources): xlaguard.stdzip hashed them before the script ran.
+            if _stdpyc and _type(args[0]) is _bytes and _sha(args[0]).digest() in _stdpyc:
+                return
             f = caller()
             if f.f_code is _cbc_code and f.f_back is not None and f.f_back.f_code is _src_get_code:
                 loader = f.f_back.f_locals.get("self")
@@ -629,7 +648,8 @@ def _hook_template(event, args,
         del _flush, _wflags, _O_TMPFILE, _O_DIR, _O_PATH, _O_TRUNC, _sep, _mark, _fsep, _frozen_globals
         del _guard_file, _newer_frames, _version, _deny, _protected, _report_fd, _BaseException, _with_tb, _L
         del _cbc_code, _src_get_code, _SourceFileLoader, _ext_globals, _io_mod, _open_code, _frozen_types
-        del _sock_init_code, _pair_code, _setown, _ioctls, _AF_UNIX, _os_open, _close, _O_WALK, _fcntl_denied
+        del _sock_init_code, _pair_code, _setown, _ioctls, _AF_UNIX, _winres, _wininside, _winroots, _stdpyc, _sha
+        del _os_open, _close, _O_WALK, _fcntl_denied
         del event, args, _body
         raise e
 
@@ -662,7 +682,8 @@ def private_deny_rule():
                 del sys.modules[name]
     spec = importlib.util.find_spec(os.path.__name__)
     priv_path = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(priv_path)
+    # get_code + exec, not exec_module: an embeddable CPython's zipimporter (3.9) has no exec_module
+    exec(spec.loader.get_code(spec.name), priv_path.__dict__)
     priv_os = types.ModuleType("os")
     priv_os.__dict__.update(os.__dict__)
     priv_os.environ = types.MappingProxyType(dict(os.environ))
@@ -733,7 +754,7 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         "socket.sendto", "socket.sendmsg", "os.kill", "os.killpg", "ctypes.dlopen", "import", "sys._getframe",
         "object.__getattr__", "object.__setattr__", "object.__delattr__", "code.__new__", "marshal.loads",
         "marshal.load", "compile", "fcntl.ioctl", "fcntl.fcntl", "fcntl.flock", "fcntl.lockf", "resource.prlimit",
-        "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks"}
+        "msvcrt.locking", "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks"}
     always = {"xla_guard.report", "xla_guard.denied"}
     setown = (8, 15) if mode == "linux" else ((6,) if mode == "darwin" else ())
     values = dict(
@@ -762,6 +783,7 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         _AF_UNIX=getattr(socket, "AF_UNIX", -1), _os_open=osmod.open, _close=os.close,
         _O_WALK=(os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) if mode == "linux" else -1,
         _fcntl_denied=(1024,) if mode == "linux" else ())
+    values.update(_windows_values(mode, roots))
     values["_msg"] = types.FunctionType(block_message.__code__, {"__builtins__": {}, "allowed_text":
                                         types.FunctionType(allowed_text.__code__, W, "allowed_text")},
                                         "block_message")
@@ -773,3 +795,19 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
     io.open_code  # noqa: B018  (keep a reference alive before the hook)
     sys.addaudithook(hook)
     return hook
+
+
+def _windows_values(mode, roots):
+    """The hook's Windows path resolution (``xlaguard.winpath``) with the roots canonicalised by it,
+    and the stdlib-zip bytecode it may unmarshal (``xlaguard.stdzip``, any platform)."""
+    out = dict(_winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None)
+    digests, sha = stdzip.trusted(roots)
+    if digests:
+        out.update(_stdpyc=digests, _sha=sha)
+    if mode == "windows":
+        import types
+        res = winpath.os_bind()
+        canon = [res(r, True) for r in roots]
+        out.update(_winres=res, _winroots=tuple(c.upper() for c in canon if c),
+                   _wininside=types.FunctionType(winpath.inside.__code__, {"__builtins__": {}}, "inside"))
+    return out

@@ -5,6 +5,11 @@ pipes without deadlock (head and tail kept, the middle counted), killing the who
 and reading the guard's report lines (which layers are active, every refused operation) out of
 stderr. The tool script only turns parameters into a call of :func:`run` and the result into an
 answer that fits the output cap (:func:`clip`, :func:`summarize`).
+
+On Windows this process is also the fence's outer half: it gives the run a temp folder of its own
+inside the workspace (``%TEMP%`` is under AppData, which the fence refuses), and starts the guard
+through ``xlaguard.winjob.spawn`` with the low-integrity token of ``xlaguard.wintoken`` inside a
+Job object whose handle only this process holds.
 """
 import os
 import secrets
@@ -32,10 +37,12 @@ HEAD_BYTES = 256 * 1024     # per stream, raw bytes kept from the start ...
 TAIL_BYTES = 256 * 1024     # ... and from the end; everything in between is counted and dropped
 MAX_BLOCKED = 20
 LAYER_NAMES = {"audit": "audit_hook", "ns": "mount_namespace", "landlock": "landlock", "seccomp": "seccomp",
-               "job": "job_object"}
-KERNEL_NAMES = {"ns": "只读挂载命名空间", "landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象"}
+               "job": "job_object", "token": "low_integrity_token"}
+KERNEL_NAMES = {"ns": "只读挂载命名空间", "landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象",
+                "token": "低完整性令牌"}
 ADVISORY = ("拦截记录由脚本进程里的围栏写出，仅供参考（脚本能关掉或伪造自己进程里的输出）；"
-            "真正把关的是内核层（Linux 上的只读挂载命名空间、Landlock 与 seccomp）。")
+            "真正把关的是内核层（Linux 上的只读挂载命名空间、Landlock 与 seccomp，Windows 上的低完整性令牌与作业对象）。")
+RUN_TEMP = ".xla-tmp"       # Windows: per-run temp folders live in <workspace>/.xla-tmp/<id>
 
 
 class Drain(threading.Thread):
@@ -188,10 +195,13 @@ def fence_info(status, roots, unrestricted_env):
                 "note": "围栏已关闭（XLA_RUNPY_UNRESTRICTED=1，预留给外层沙箱）"}
     layers = [LAYER_NAMES.get(x, x) for x in status.get("layers", "").split(",") if x]
     info = {"active": True, "layers": layers, "allowed_dirs": roots, "landlock": status.get("landlock", "")}
-    for key in ("seccomp", "job"):
+    for key in ("seccomp", "job", "token"):
         if key in status:
             info[key] = status[key]
-    if "landlock" not in layers and "job_object" not in layers:
+    if "token" in status and "low_integrity_token" not in layers:
+        info["note"] = ("写入只由第一层（审计钩子）把关：%s。它能防住误操作，但不是严格的沙箱"
+                        % status.get("token", ""))   # Windows without the low-integrity token
+    elif "landlock" not in layers and "job_object" not in layers:
         info["note"] = "只有第一层（审计钩子）生效：%s。它能防住误操作，但不是严格的沙箱" % status.get("landlock", "")
     return info
 
@@ -234,10 +244,71 @@ def summarize(exit_code, timed_out, timeout, duration, blocked, count, cut, fenc
 def allowed_roots():
     ws = paths.workspace_dir(create=True)
     roots = [os.path.realpath(ws)]
+    if os.name == "nt":
+        return roots        # the system temp folder is under AppData (denied); the run has its own
     tmp = os.path.realpath(tempfile.gettempdir())
     if tmp not in roots:
         roots.append(tmp)
     return roots
+
+
+def run_temp_dir(workspace):
+    """Windows: a temp folder of this run's own, inside the workspace (so inside the fence and under
+    its Low label, never under AppData where %TEMP% is and the deny list refuses writes, issue 33);
+    TEMP/TMP/TMPDIR point there and it is removed after the run. Leftovers of runs that were killed
+    before their clean-up (older than a day) go at the same time."""
+    base = os.path.join(workspace, RUN_TEMP)
+    os.makedirs(base, exist_ok=True)
+    now = time.time()
+    try:
+        for name in os.listdir(base):
+            old = os.path.join(base, name)
+            try:
+                if now - os.stat(old).st_mtime > 86400:
+                    _remove_tree(old)
+            except OSError:
+                pass
+    except OSError:
+        pass
+    os.makedirs(base, exist_ok=True)    # removing the last leftover takes the empty base with it
+    return tempfile.mkdtemp(prefix="run-", dir=base)
+
+
+def _remove_tree(path):
+    import shutil
+
+    def retry(func, p, _exc):
+        try:
+            os.chmod(p, 0o700)
+            func(p)
+        except OSError:
+            pass
+    shutil.rmtree(path, onerror=retry)
+    base = os.path.dirname(path)
+    try:
+        if os.path.basename(base) == RUN_TEMP and not os.listdir(base):
+            os.rmdir(base)
+    except OSError:
+        pass
+
+
+def _start_windows(cmd, cwd, env, roots, timeout):   # pragma: no cover - Windows only
+    """The script's process under the OS fence (xlaguard.wintoken, xlaguard.winjob): the workspace
+    labelled Low, a low-integrity restricted token, a Job object this process holds."""
+    from xlaguard import winjob, wintoken
+    token, detail = None, ""
+    try:
+        labelled, detail = wintoken.grant_low(roots[0])
+        if labelled:
+            token, detail = wintoken.low_integrity_token()
+    except (OSError, AttributeError, ValueError) as exc:
+        detail = "令牌出错：%s" % exc
+    try:
+        return winjob.spawn(cmd, cwd, env, MEMORY_LIMIT, timeout + 5, token, detail)
+    finally:
+        if token:
+            import _winapi
+            _winapi.CloseHandle(token)
 
 
 def run(script, args, timeout):
@@ -263,23 +334,43 @@ def run(script, args, timeout):
         _not_dumpable()
     # the tools' libraries wherever they live (tools/pydeps, or ~/.xla/pydeps for an installed package)
     cmd += ["--nonce-stdin", "--path", manifest.pydeps_dir(ROOT), "--", script] + list(args)
+    run_tmp = None
+    if os.name == "nt":
+        run_tmp = run_temp_dir(roots[0])
+        env.update(TEMP=run_tmp, TMP=run_tmp, TMPDIR=run_tmp)
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, cwd=os.path.dirname(script), env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group_kwargs(), **extra)
+        if os.name == "nt":
+            proc = _start_windows(cmd, os.path.dirname(script), env, roots, timeout)
+        else:
+            proc = subprocess.Popen(cmd, cwd=os.path.dirname(script), env=env, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group_kwargs(), **extra)
     except OSError as exc:
+        if run_tmp:
+            _remove_tree(run_tmp)
         _posix_cleanup(run_temp, None)
         raise ToolError("无法启动 Python 解释器：%s。请确认 Python 安装完整" % exc)
     finally:
         if rep_w is not None:
             os.close(rep_w)
     try:
-        return _supervise(proc, nonce, rep_r, timeout, started, roots)
+        return _supervise(proc, nonce, rep_r, roots, timeout, started)
     finally:
+        if hasattr(proc, "close"):
+            proc.close()            # Windows: the job goes (KILL_ON_JOB_CLOSE), then the temp folder
+        if run_tmp:
+            _remove_tree(run_tmp)
         _posix_cleanup(run_temp, proc.pid)
 
 
-def _supervise(proc, nonce, rep_r, timeout, started, roots):
+def _kill(proc):
+    if hasattr(proc, "job"):
+        proc.kill()                 # Windows: the whole job
+    else:
+        kill_tree(proc)
+
+
+def _supervise(proc, nonce, rep_r, roots, timeout, started):
     """Feed the nonce, drain the pipes, wait (killing the tree on timeout) and read the reports."""
     try:
         proc.stdin.write(nonce.encode("ascii") + b"\n")
@@ -300,21 +391,24 @@ def _supervise(proc, nonce, rep_r, timeout, started, roots):
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        kill_tree(proc)
+        _kill(proc)
         proc.wait()
     except BaseException:
-        kill_tree(proc)
+        _kill(proc)
         raise
     duration = time.monotonic() - started
     drains = {out, err, reports}
     for d in drains:
         d.join(timeout=3)
     if any(d.is_alive() for d in drains):   # a leftover grandchild holds a pipe: kill the group again
-        kill_tree(proc)
+        _kill(proc)
         for d in drains:
             d.join(timeout=2)
     status, blocked, count, extra = parse_records(reports.records)
     fence = fence_info(status, roots, os.environ.get("XLA_RUNPY_UNRESTRICTED") == "1")
+    launcher = getattr(proc, "token_detail", "")
+    if launcher and "token" in fence and "low_integrity_token" not in fence.get("layers", ()):
+        fence["token"] += "（启动方：%s）" % launcher     # Windows: why the token is not a low one
     return {"exit_code": None if timed_out else proc.returncode, "timed_out": timed_out,
             "duration": duration, "fence": fence, "blocked": blocked, "blocked_total": count,
             "extra": extra, "out": out, "err": err}

@@ -31,7 +31,7 @@ TEMP_NAME = re.compile(r"^\.xla-.*\.tmp$")
 # the syscalls a writer changes files with; every one of them is a kill point
 WRITE_SYSCALLS = ("openat", "write", "fsync", "rename", "unlink", "sendfile", "fchmod", "chmod",
                   "fchown", "ftruncate", "utimensat", "mkdir", "flock", "pwrite64", "copy_file_range",
-                  "renameat2", "link")
+                  "renameat2", "link", "renameat", "linkat", "unlinkat", "mkdirat", "fchmodat")
 
 
 def tool_command(name):
@@ -96,7 +96,7 @@ def sample(seq, k):
 
 
 COMMIT_CALLS = ("rename", "renameat2", "fsync", "unlink", "ftruncate", "link", "sendfile", "copy_file_range",
-                "fchmod", "chmod", "fchown")
+                "fchmod", "chmod", "fchown", "renameat", "linkat", "unlinkat")   # the *at forms: writes through a folder's descriptor
 
 
 def kill_points(points, per_call=4, every=COMMIT_CALLS):

@@ -161,6 +161,7 @@ def test_kill_at_every_step(sid, tmp_path):
         killed += 1
         try:
             left = _check_after_kill(sid, home, work, target, old, new, promised)
+            tally.add("kills_leaving_a_temp", 1 if [p for p in left if str(work) in p] else 0)
             if left:
                 _next_write_cleans(sid, home, work, target, args, left)
         except AssertionError as exc:

@@ -11,25 +11,37 @@ tool writing the same file), so every writer goes through :func:`atomic_write`:
 3. a backup of the old file into ``~/.xla/backup/`` with **retention**: the newest
    :data:`KEEP_PER_FILE` copies per file and at most :data:`MAX_BACKUP_BYTES` in all, the oldest
    pruned first;
-4. a temp file in the same folder (same file system, so the replace is atomic), flushed and
-   fsynced, the old file's permission bits copied, then ``os.replace``; on any error the temp file
-   goes and the old file is untouched.
+4. the new content in a file of its own in the same folder (same file system, so the replace is
+   atomic), flushed and fsynced, the old file's permission bits copied, then put in place with one
+   rename; on any error the new file goes and the old file is untouched.
 
-A process killed mid-write (the host's 60 s kill, a crash) cannot remove its temp file. Temp files
-are named ``.xla-*.tmp`` (hidden, and never a name a user's file has), and the next write into the
-same folder removes those older than :data:`STALE_TEMP_AGE` (:func:`sweep_stale_temps`). A backup
-is copied under such a temp name too and renamed into place only when complete, so a killed copy
-never poses as a backup (``tests/faults/`` kills every writer at each of its system calls).
+Where the file goes is found the way the kernel finds it (``resolve.walk`` through
+``paths.open_for_write``: every link followed by descriptor, the deny list judging the real
+path), and everything after that goes through the descriptor of the folder the walk reached:
+the new file is created in it, the old one opened from it (``O_NOFOLLOW``) for the backup, the
+rename is relative to it. A name re-pointed after the check changes nothing.
+
+A process killed mid-write cannot remove a file it made. On Linux the new content is therefore
+written into an *unnamed* file (``O_TMPFILE`` in the target folder) that gets a name only when it
+is complete: ``linkat`` of ``/proc/self/fd/N`` straight to the target's name for a new file,
+else to a hidden temp name that the very next system call renames over the target; a kill at
+any other moment leaves nothing beside the user's file. Where ``O_TMPFILE`` is not supported
+(macOS, Windows, some file systems) the file is named ``.xla-*.tmp`` from the start (hidden, and
+never a name a user's file has), and the next write into the same folder removes those older
+than :data:`STALE_TEMP_AGE` (:func:`sweep_stale_temps`). A backup is copied under such a temp
+name in ``~/.xla/backup`` and renamed into place only when complete, so a killed copy never poses
+as a backup (``tests/faults/`` kills every writer at each of its system calls).
 
 Deleting goes to the trash instead (:func:`move_to_trash`), kept :data:`TRASH_DAYS` days.
-The deny list is not applied here but in ``paths.resolve_write``, which every writer calls first;
-:func:`atomic_write` checks it again so no caller can skip it.
+The deny list is applied in ``paths.resolve_write``, which every writer calls first, and again by
+the walk in :func:`atomic_write` and :func:`move_to_trash`, so no caller can skip it.
 """
 import datetime
 import errno
 import hashlib
 import json
 import os
+import secrets
 import shlex
 import shutil
 import stat
@@ -37,7 +49,7 @@ import sys
 import tempfile
 import time
 
-from . import paths
+from . import paths, resolve
 from ..errors import ToolError, os_error
 from .lock import FileLock
 
@@ -132,9 +144,10 @@ def is_temp_name(name):
     return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
 
 
-def sweep_stale_temps(folder, older_than=None, now=None):
+def sweep_stale_temps(folder, older_than=None, now=None, dir_fd=None):
     """Remove our own temp files in ``folder`` that are older than ``older_than`` seconds
-    (:data:`STALE_TEMP_AGE`); returns how many went.
+    (:data:`STALE_TEMP_AGE`); returns how many went. ``dir_fd``: an open descriptor of that folder
+    (a writer's walked folder): names are then listed, checked and removed relative to it.
 
     Only a killed or crashed writer leaves one (a live one removes its temp file on every error),
     and no live writer keeps one anywhere near that long: the host kills every tool at 60 s. Only
@@ -144,44 +157,49 @@ def sweep_stale_temps(folder, older_than=None, now=None):
     now = time.time() if now is None else now
     removed = 0
     try:
-        names = os.listdir(folder)
+        names = os.listdir(dir_fd if dir_fd is not None else folder)
     except OSError:
         return 0
     for name in names:
         if not is_temp_name(name):
             continue
-        full = os.path.join(folder, name)
+        where = name if dir_fd is not None else os.path.join(folder, name)
         try:
-            st = os.lstat(full)
+            st = os.stat(where, dir_fd=dir_fd, follow_symlinks=False) if dir_fd is not None else os.lstat(where)
             if stat.S_ISREG(st.st_mode) and now - st.st_mtime > older_than:
-                os.remove(full)
+                os.unlink(where, dir_fd=dir_fd)
                 removed += 1
         except OSError:
             pass
     return removed
 
 
-def backup_file(path):
+def backup_file(path, source_fd=None):
     """Copy an existing file into ``~/.xla/backup/`` before it changes; returns the copy's path.
 
-    Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of one file group by ``key`` and
-    sort by time; after each copy the folder is pruned (see :func:`prune_backups`). The copy is made
-    under a temp name and renamed when complete: a copy cut short (a full disk, the kill) never
-    carries a backup's name."""
-    if not os.path.isfile(path):
-        return None
+    ``source_fd``: the old file already opened (through the walked folder, not by name again);
+    without it ``path`` is opened. Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of
+    one file group by ``key`` and sort by time; after each copy the folder is pruned (see
+    :func:`prune_backups`). The copy is made under a temp name and renamed when complete: a copy
+    cut short (a full disk, the kill) never carries a backup's name."""
+    if source_fd is None:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as fh:
+            return backup_file(path, fh.fileno())
     folder = paths.backup_dir(create=True)
     sweep_stale_temps(folder)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     target = unique_path(os.path.join(folder, "%s_%s_%s" % (stamp, _key(path), _short_name(path))))
     fd, part = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
-    os.close(fd)
     try:
-        shutil.copy2(path, part)
-        # copy2 keeps the original's mtime; the copy's own age must be when it was made
-        now = time.time()
         try:
-            os.utime(part, (now, now))
+            _copy_fd(source_fd, fd)
+            mode = stat.S_IMODE(os.fstat(source_fd).st_mode)
+        finally:
+            os.close(fd)
+        try:
+            os.chmod(part, mode)
         except OSError:
             pass
         os.replace(part, target)
@@ -193,6 +211,18 @@ def backup_file(path):
         raise
     prune_backups(keep=target)
     return target
+
+
+def _copy_fd(src, dst):
+    """Everything of open file ``src`` (from its start) into ``dst`` at its current position."""
+    os.lseek(src, 0, os.SEEK_SET)
+    while True:
+        chunk = os.read(src, 1 << 20)
+        if not chunk:
+            break
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(dst, view):]
 
 
 class scratch(object):
@@ -339,35 +369,139 @@ def _kind_of(st):
     return "特殊文件"
 
 
-def check_regular_target(path):
-    """An existing target must be an ordinary file: a FIFO, socket or device is never replaced
-    (replacing it would destroy it and claim a file was "created")."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        raise ToolError("%s 是一个%s，不是普通文件，工具不会写入或替换它。请换一个文件名" % (path, _kind_of(st)))
-    return st
+O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+_PROC_FD = "/proc/self/fd"
+# what open(O_TMPFILE) answers where the file system or kernel cannot make unnamed files
+_NO_TMPFILE = {getattr(errno, n) for n in ("EOPNOTSUPP", "ENOTSUP", "EISDIR", "EINVAL", "ENOENT") if hasattr(errno, n)}
 
 
-def write_target(path):
-    """The file a write to ``path`` really changes: a symbolic link is followed to its target, so
-    the user's shared ledger gets the rows and the link stays a link. Both the link and where it
-    points pass the deny list (``paths.check_write_allowed`` checks the real path too)."""
-    paths.check_write_allowed(path)
-    if not os.path.islink(path):
-        return path
-    real = os.path.realpath(path)
-    paths.check_write_allowed(real)
-    return real
+def _proc_fd_works():
+    return os.name == "posix" and os.path.isdir(_PROC_FD)
 
 
-def _fsync_dir(folder):
+class NewFile(object):
+    """The file a writer fills before it replaces the user's file, in the walked folder
+    (``target``, a ``resolve.Walked``): unnamed (``O_TMPFILE``) where the system can, else a hidden
+    ``.xla-*.tmp`` name. ``path`` is what the writer's callback opens: ``/proc/self/fd/N`` on Linux
+    (the same inode, whatever names do meanwhile), the temp file's name elsewhere."""
+
+    def __init__(self, target, suffix=""):
+        self.target = target
+        self.fd = None
+        self.name = None
+        flags = os.O_RDWR | resolve.O_CLOEXEC
+        proc = _proc_fd_works() and target.parent_fd is not None
+        if O_TMPFILE and proc:
+            try:
+                self.fd = os.open(".", flags | O_TMPFILE, 0o600, dir_fd=target.parent_fd)
+            except OSError as exc:
+                if exc.errno not in _NO_TMPFILE:
+                    raise
+        if self.fd is None:
+            for _ in range(100):
+                name = "%s%s%s%s" % (TEMP_PREFIX, secrets.token_hex(4), suffix, TEMP_SUFFIX)
+                try:
+                    self.fd = target.open(name, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                except FileExistsError:
+                    continue
+                self.name = name
+                break
+            else:
+                raise FileExistsError(errno.EEXIST, "no free temp name", target.folder)
+        if proc:
+            self.path = "%s/%d" % (_PROC_FD, self.fd)
+        else:
+            # by name: the callback opens it, and Windows cannot rename a file this process
+            # holds open
+            self.path = os.path.join(target.folder, self.name)
+            os.close(self.fd)
+            self.fd = None
+
+    def sync(self):
+        if self.fd is not None:
+            os.fsync(self.fd)
+        else:
+            with open(self.path, "rb+") as fh:
+                os.fsync(fh.fileno())
+
+    def keep_identity(self, st):
+        """Give the new file what the old one had: its permission bits and, where this process may
+        (root, or the same owner for the group), its owner and group; a new file gets
+        ``0666 & ~umask``."""
+        mode = stat.S_IMODE(st.st_mode) if st is not None else new_file_mode()
+        fd = self.fd
+        if fd is None:
+            os.chmod(self.path, mode)
+        else:
+            os.fchmod(fd, mode)
+        if st is None or not hasattr(os, "chown"):
+            return
+        for uid, gid in ((st.st_uid, st.st_gid), (-1, st.st_gid)):
+            try:
+                if fd is None:
+                    os.chown(self.path, uid, gid)
+                else:
+                    os.fchown(fd, uid, gid)
+                return
+            except OSError:
+                continue
+
+    def put_in_place(self):
+        """The complete file takes the target's name in one step (a rename, or a link for a new
+        unnamed file); the old file, if any, is replaced atomically."""
+        t = self.target
+        if self.name is None:
+            src = "%s/%d" % (_PROC_FD, self.fd)
+            if t.st is None:
+                try:
+                    os.link(src, t.name, dst_dir_fd=t.parent_fd, follow_symlinks=True)
+                    return
+                except FileExistsError:
+                    pass                # created meanwhile by someone else: replace it like any old file
+            while True:
+                name = "%s%s%s" % (TEMP_PREFIX, secrets.token_hex(4), TEMP_SUFFIX)
+                try:
+                    os.link(src, name, dst_dir_fd=t.parent_fd, follow_symlinks=True)
+                except FileExistsError:
+                    continue
+                self.name = name
+                break
+        t.rename(self.name, t.name)
+        self.name = None
+
+    def copy_over(self, old_fd):
+        """Copy the new content over the old file's own inode (``old_fd``, opened through the
+        walked folder): used when the file has other hard links, which a replace would leave
+        holding the old content. Not atomic, which is why the backup is taken first."""
+        os.lseek(old_fd, 0, os.SEEK_SET)
+        if self.fd is not None:
+            _copy_fd(self.fd, old_fd)
+        else:
+            with open(self.path, "rb") as src:
+                _copy_fd(src.fileno(), old_fd)
+        os.ftruncate(old_fd, os.lseek(old_fd, 0, os.SEEK_CUR))
+        os.fsync(old_fd)
+
+    def discard(self):
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
+        if self.name is not None:
+            try:
+                self.target.unlink(self.name)
+            except OSError:
+                pass
+            self.name = None
+
+
+def _fsync_dir(target):
     if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
         return
     try:
-        fd = os.open(folder, os.O_RDONLY)
+        fd = target.folder_fd()
     except OSError:
         return
     try:
@@ -378,36 +512,35 @@ def _fsync_dir(folder):
         os.close(fd)
 
 
-def _keep_identity(tmp, st):
-    """Give the new file what the old one had: its permission bits and, where this process may
-    (root, or the same owner for the group), its owner and group."""
-    try:
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
-    except OSError:
-        pass
-    if hasattr(os, "chown"):
-        try:
-            os.chown(tmp, st.st_uid, st.st_gid)
-        except OSError:
-            try:
-                os.chown(tmp, -1, st.st_gid)
-            except OSError:
-                pass
+def _check_existing(target, action="修改"):
+    """The walked target's old file: None when there is none; refused when it is not an ordinary
+    file (a FIFO, socket or device is never replaced) or is marked read-only."""
+    st = target.st
+    if st is None:
+        return None
+    if target.name is None or not stat.S_ISREG(st.st_mode):
+        raise ToolError("%s 是一个%s，不是普通文件，工具不会写入或替换它。请换一个文件名" % (target.path, _kind_of(st)))
+    mark = read_only_mark(st)
+    if mark:
+        raise ToolError("「%s」被设置了%s，说明它的主人不希望它被改动，工具不会%s它。如果确实要%s，请先去掉只读标记：%s，"
+                        "然后重试。原文件没有改动" % (os.path.basename(target.path), mark, action, action,
+                                             _unlock_hint(target.real)))
+    return st
 
 
 def atomic_write(path, write, backup=True, lock=True):
-    """Write through ``write(tmp_path)`` into a temp file beside ``path``, then replace ``path``.
+    """Write through ``write(tmp_path)`` into a new file beside ``path``, then replace ``path``.
 
     A crash or error leaves the old file untouched. Returns the backup path (or None). Pass
-    ``lock=False`` when the caller already holds :func:`locked` for this path.
+    ``lock=False`` when the caller already holds :func:`locked` for this path. ``tmp_path`` may be
+    ``/proc/self/fd/N``: the callback opens it by that name (``open``, ``zipfile``, a library's
+    ``save``) and never renames, removes or passes it to another program.
 
     What the user's file keeps: a new file gets ``0666 & ~umask``; an existing one keeps its mode,
     owner and group; a symbolic link stays a link and its target is written; a file with more than
     one hard link is rewritten in place (after the backup), so its other names see the change; a
     file marked read-only is refused before anything is written."""
-    path = write_target(os.path.abspath(path))
-    check_regular_target(path)
-    check_not_read_only(path)
+    path = os.path.abspath(path)
     if lock:
         with locked(path):
             return _atomic_write(path, write, backup)
@@ -415,55 +548,50 @@ def atomic_write(path, write, backup=True, lock=True):
 
 
 def _atomic_write(path, write, backup):
-    folder = os.path.dirname(path)
-    check_not_open(path)
-    old = check_regular_target(path)
-    check_not_read_only(path)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        sweep_stale_temps(folder)
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=os.path.splitext(path)[1][:16] + TEMP_SUFFIX, dir=folder)
-    except OSError as exc:
-        raise os_error(exc, path, "写入")
-    os.close(fd)
-    try:
+    with paths.open_for_write(path, create=True) as target:
+        old = _check_existing(target)
+        check_not_open(target.real)
         try:
-            write(tmp)
-            with open(tmp, "rb+") as fh:
-                os.fsync(fh.fileno())
-            saved = backup_file(path) if backup else None
-            if old is not None and old.st_nlink > 1:
-                _rewrite_in_place(tmp, path)
-                os.unlink(tmp)
+            if target.parent_fd is not None:
+                dfd = target.folder_fd()
+                try:
+                    sweep_stale_temps(target.folder, dir_fd=dfd)
+                finally:
+                    os.close(dfd)
             else:
-                if old is not None:
-                    _keep_identity(tmp, old)
-                else:
-                    os.chmod(tmp, new_file_mode())
-                os.replace(tmp, path)
-            _fsync_dir(folder)
+                sweep_stale_temps(target.folder)
+            new = NewFile(target, os.path.splitext(target.name)[1][:16])
         except OSError as exc:
-            if isinstance(exc, TimeoutError):
-                raise
             raise os_error(exc, path, "写入")
-    except BaseException:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            try:
+                write(new.path)
+                new.sync()
+                saved = None
+                old_fd = None
+                if old is not None and (backup or old.st_nlink > 1):
+                    old_fd = target.open(target.name, os.O_RDWR if old.st_nlink > 1 else os.O_RDONLY)
+                try:
+                    if old_fd is not None and not target.same_entry(old_fd):
+                        raise ToolError("「%s」在写入的同时被换成了别的文件，工具没有写入。请稍后重试" % os.path.basename(path))
+                    if backup and old is not None:
+                        saved = backup_file(target.real, old_fd)
+                    if old is not None and old.st_nlink > 1:
+                        new.copy_over(old_fd)
+                    else:
+                        new.keep_identity(old)
+                        new.put_in_place()
+                finally:
+                    if old_fd is not None:
+                        os.close(old_fd)
+                _fsync_dir(target)
+            except OSError as exc:
+                if isinstance(exc, TimeoutError):
+                    raise
+                raise os_error(exc, path, "写入")
+        finally:
+            new.discard()
     return saved
-
-
-def _rewrite_in_place(tmp, path):
-    """Copy ``tmp`` over the existing inode of ``path`` (used when the file has other hard links:
-    a replace would give ``path`` a new inode and leave the other names holding the old content).
-    Not atomic, which is why the backup is taken first."""
-    with open(tmp, "rb") as src, open(path, "r+b") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-        dst.truncate()
-        dst.flush()
-        os.fsync(dst.fileno())
 
 
 def write_bytes(path, data, backup=True, lock=True):
@@ -504,35 +632,42 @@ def _prune_trash(now=None):
             pass
 
 
-def move_to_trash(path):
+def move_to_trash(path, within=None):
     """Move a file into ``~/.xla/trash/<stamp>-<key>/`` with a note of where it came from.
 
-    Returns ``{"trash_path", "original", "restore", "kept_days"}``. Moving within one file system
-    is a rename; across file systems it is a copy then delete (the copy is complete first)."""
+    The file is found by the same walk as every write (``paths.open_for_write``, the deny list on
+    its real place; a link in the last component is the link itself) and moved relative to the
+    descriptor of the folder the walk reached, never by name again. ``within``: a real folder the
+    file must really be in (delete_file: the workspace). Returns ``{"trash_path", "original",
+    "restore", "kept_days"}``. Moving within one file system is a rename; across file systems it
+    is a copy from the opened file, complete first, then an unlink in the walked folder."""
     path = os.path.abspath(path)
-    if not os.path.islink(path):        # a link is removed, not its target: the target's mark is not ours to judge
-        check_not_read_only(path, action="删除")
-    _prune_trash()
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    slot = os.path.join(paths.trash_dir(create=True), "%s-%s" % (stamp, _key(path)))
-    n = 2
-    base = slot
-    while os.path.exists(slot):
-        slot, n = "%s-%d" % (base, n), n + 1
-    os.makedirs(slot)
-    target = os.path.join(slot, os.path.basename(path))
-    try:
-        os.rename(path, target)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
+    with paths.open_for_write(path, follow_final=False) as src:
+        if src.st is None or src.name is None:
+            raise ToolError("找不到要删除的文件：%s" % path)
+        if within is not None and not (src.folder + os.sep).startswith(within.rstrip(os.sep) + os.sep):
+            raise ToolError("%s 实际位于 %s 之外（路径经过的文件夹链接指向了别处），工具不删除它" % (path, within))
+        is_link = stat.S_ISLNK(src.st.st_mode)
+        if not is_link:     # a link is removed, not its target: the target's mark is not ours to judge
+            mark = read_only_mark(src.st)
+            if mark:
+                raise ToolError("「%s」被设置了%s，说明它的主人不希望它被改动，工具不会删除它。如果确实要删除，请先去掉只读标记：%s，"
+                                "然后重试。原文件没有改动" % (os.path.basename(path), mark, _unlock_hint(src.real)))
+        _prune_trash()
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        slot = os.path.join(paths.trash_dir(create=True), "%s-%s" % (stamp, _key(path)))
+        n = 2
+        base = slot
+        while os.path.exists(slot):
+            slot, n = "%s-%d" % (base, n), n + 1
+        os.makedirs(slot)
+        name = os.path.basename(path)
+        target = os.path.join(slot, name)
+        try:
+            _move_out(src, slot, name, is_link)
+        except OSError as exc:
             shutil.rmtree(slot, ignore_errors=True)
             raise os_error(exc, path, "删除")
-        try:
-            shutil.copy2(path, target)
-            os.remove(path)
-        except OSError as exc2:
-            shutil.rmtree(slot, ignore_errors=True)
-            raise os_error(exc2, path, "删除")
     info = {"original": path, "deleted_at": datetime.datetime.now().isoformat(timespec="seconds")}
     note = os.path.join(slot, ".xla-trash.json")
     try:        # the note is a convenience (the answer says where the file came from): a full disk skips it
@@ -545,3 +680,40 @@ def move_to_trash(path):
             pass
     return {"trash_path": target, "original": path, "kept_days": TRASH_DAYS,
             "restore": "把 %s 移回 %s 即可恢复（回收站保留 %d 天）" % (target, path, TRASH_DAYS)}
+
+
+def _move_out(src, slot, name, is_link):
+    """Rename the walked entry ``src`` into folder ``slot`` as ``name``; across devices copy it
+    (from the opened file, or the link's own text) and then unlink it in the walked folder."""
+    slot_fd = os.open(slot, resolve.DIR_FLAGS) if src.parent_fd is not None else None
+    try:
+        where, fd = src.ref()
+        dest = name if slot_fd is not None else os.path.join(slot, name)
+        try:
+            os.rename(where, dest, src_dir_fd=fd, dst_dir_fd=slot_fd)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+        if is_link:
+            text = os.readlink(where, dir_fd=fd) if fd is not None else os.readlink(where)
+            os.symlink(text, os.path.join(slot, name))
+        else:
+            old = src.open(src.name, os.O_RDONLY)
+            try:
+                if not src.same_entry(old):
+                    raise OSError(errno.EAGAIN, "changed meanwhile", src.path)
+                out = os.open(os.path.join(slot, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | resolve.O_CLOEXEC,
+                              stat.S_IMODE(src.st.st_mode))
+                try:
+                    _copy_fd(old, out)
+                    os.fsync(out)
+                finally:
+                    os.close(out)
+                os.utime(os.path.join(slot, name), ns=(src.st.st_atime_ns, src.st.st_mtime_ns))
+            finally:
+                os.close(old)
+        src.unlink(src.name)
+    finally:
+        if slot_fd is not None:
+            os.close(slot_fd)

@@ -23,6 +23,7 @@ import unicodedata
 import urllib.parse
 
 from .. import progress
+from . import resolve
 from ..errors import InputError, ToolError, os_error
 from ..text import human_size  # noqa: F401 - also part of this module's API (list_dir, file_info)
 
@@ -613,40 +614,39 @@ def workspace_relative(raw, workspace):
 
 
 def resolve_delete(raw, workspace):
-    """The absolute path to move to the trash, after every check; raises InputError/ToolError.
+    """(absolute path, lstat, kind, real workspace) to move to the trash, after every check;
+    raises InputError/ToolError.
 
-    Checks on disk: each parent is a real folder inside the (real) workspace - a link or junction
-    among the parents must point inside too; the target exists (lstat); a link to outside is
-    refused; folders and special files are refused."""
+    Checks on disk, each walked the way the kernel follows it (``resolve.walk``: by descriptor,
+    every link, at any depth; what cannot be followed is refused): the parent really lies inside
+    the (real) workspace - a link or junction among the parents must point inside too; the target
+    exists; a link to outside is refused; folders and special files are refused. The move itself
+    walks the path again and checks it is still inside (``files.move_to_trash(within=...)``)."""
     parts = check_delete_name(workspace_relative(raw, workspace))
     if not os.path.isdir(workspace):
         raise ToolError("工作空间 %s 还不存在，里面没有可以删除的文件" % workspace)
-    real_ws = os.path.realpath(workspace)
+    with resolve.walk(workspace) as ws:
+        real_ws = ws.real
     path = os.path.join(workspace, *parts)
-    parent = os.path.dirname(path)
-    real_parent = os.path.realpath(parent)
+    with resolve.walk(path, follow_final=False) as entry:
+        real_parent, st = entry.folder, entry.st
     if not _inside(real_parent, real_ws):
         _refuse("路径经过的文件夹链接指向工作空间之外（%s）" % real_parent, raw)
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
+    if st is None:
         raise ToolError("工作空间里没有 %s。请先用 list_dir 或 find_files 查看工作空间（%s）里的文件名" % (
             "/".join(parts), workspace))
-    except OSError as exc:
-        raise os_error(exc, path, "查看")
     kind = entry_type(st.st_mode)
     junction = getattr(st, "st_reparse_tag", 0) == 0xA0000003     # IO_REPARSE_TAG_MOUNT_POINT
     if kind == "symlink" or junction:
-        real = os.path.realpath(path)
+        with resolve.walk(path) as pointed:
+            real, target_st = pointed.real, pointed.st
         if not _inside(real, real_ws):
             _refuse("它是一个链接，指向工作空间之外（%s）" % real, raw)
-        if os.path.isdir(path):
+        if target_st is not None and stat.S_ISDIR(target_st.st_mode):
             _refuse("它是指向文件夹的链接，不是文件", raw)
-        return path, st, "symlink"
+        return path, st, "symlink", real_ws
     if kind == "dir":
         _refuse("它是文件夹。delete_file 不删除文件夹（也不递归删除），请逐个删除里面的文件", raw)
     if kind != "file":
         _refuse("它不是普通文件（设备、管道或套接字）", raw)
-    if not _inside(os.path.realpath(path), real_ws):
-        _refuse("它实际位于工作空间之外", raw)
-    return path, st, kind
+    return path, st, kind, real_ws

@@ -9,15 +9,22 @@ Every tool resolves its paths here, so the rules are the same in all of them:
   including OneDrive's Desktop on Windows and the localised XDG folders on Linux;
 - **every writer** goes through :func:`resolve_write`, which refuses the places where a written file
   becomes code that runs later or a key that grants access: shell and login start-up files,
-  ``~/.ssh``, autostart folders, git internals (hooks, config), the toolbox itself and system
-  folders. The check runs on the path as written *and* on where it really points (symlinks in
-  any parent, ``..``), case-insensitively where the file system is. A prompt-injected model that
-  asks to "save the notes to ~/.bashrc" gets a Chinese refusal that says why.
+  ``~/.ssh``, autostart folders, git internals (any git directory at any depth, bare or not,
+  found by its content), the toolbox itself and its libraries, every folder of the Python that
+  runs the tools (``sys.path``, site-packages, ``.pth`` targets, the installation) and system
+  folders. The check runs on the path as written *and* on where it really points, resolved the
+  way the kernel does (``resolve.py`` walks it with directory descriptors for the writers; here a
+  bounded ``lstat``/``readlink`` walk that refuses what it cannot follow), case-insensitively
+  where the file system is. A prompt-injected model that asks to "save the notes to ~/.bashrc"
+  gets a Chinese refusal that says why.
 """
+import errno
 import os
 import stat
 import sys
 
+from .. import manifest
+from . import resolve
 from ..errors import InputError, ToolError, os_error
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -220,25 +227,37 @@ def _check_regular(path, raw):
 
 
 def resolve_write(path, param="path"):
-    """Absolute path for an output: relative names go to the workspace, parents are created, and
-    the deny list is applied (before anything is created)."""
+    """Absolute path for an output: relative names go to the workspace, the path is followed the
+    way the kernel follows it (``resolve.walk``), the deny list judges where it really leads, and
+    only then are missing parent folders created, one by one inside the walk. Returns the path as
+    asked (absolute); every write then walks it again and writes through the folder's descriptor
+    (``files.atomic_write``)."""
     path = absolute(path, param, create_workspace=True)
-    check_write_allowed(path)
-    if os.path.isdir(path):
-        raise ToolError("%s 是一个已存在的文件夹，不能当作文件写入。请换一个文件名" % path)
-    parent = os.path.dirname(path)
-    probe = parent
-    while probe and not os.path.exists(probe):
-        probe = os.path.dirname(probe) if os.path.dirname(probe) != probe else ""
-    if probe and not os.path.isdir(probe):
-        raise InputError("路径中的「%s」是一个文件，不是文件夹，不能在它下面保存 %s。请检查路径的每一级" % (
-            probe, os.path.basename(path)))
-    try:
-        os.makedirs(parent, exist_ok=True)
-    except OSError as exc:
-        raise os_error(exc, parent, "创建文件夹")
-    check_write_allowed(path)      # a parent just created cannot be a link, but the target may be
+    with open_for_write(path, create=True) as target:
+        if target.name is None or (target.st is not None and stat.S_ISDIR(target.st.st_mode)):
+            raise ToolError("%s 是一个已存在的文件夹，不能当作文件写入。请换一个文件名" % path)
     return path
+
+
+def open_for_write(path, create=False, follow_final=True):
+    """``resolve.walk`` of absolute ``path`` with the deny list applied to where it really leads;
+    returns the open :class:`resolve.Walked` (a context manager). With ``create``, missing parent
+    folders are made only after the check, and the walk that makes them must end where the
+    checked one did (else someone changed the path meanwhile: refused)."""
+    target = resolve.walk(path, follow_final=follow_final)
+    try:
+        check_write_allowed(path, real=target.real)
+        if create and target.missing:
+            checked = target.real
+            target.close()
+            target = resolve.walk(path, create=True, follow_final=follow_final)
+            if target.real != checked:
+                raise ToolError("路径 %s 在检查的同时被改动了（现在指向 %s），工具没有写入。请稍后重试" % (path, target.real))
+            check_write_allowed(path, real=target.real)
+    except BaseException:
+        target.close()
+        raise
+    return target
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +335,100 @@ def _real(path):
         return os.path.abspath(path)
 
 
+_TOOLBOX = {}
+
+
+def _toolbox_folders():
+    """This checkout and its libraries' folder (``manifest.pydeps_dir``: ``tools/pydeps``, which may
+    be a link to a shared copy, or an installed package's ``~/.xla/pydeps``), as written and real.
+    Computed once per HOME: the run_python fence's first (warm-up) call fixes it before any
+    script runs."""
+    home = home_dir()
+    if home not in _TOOLBOX:
+        out = []
+        for folder in (ROOT, manifest.pydeps_dir(ROOT, home)):
+            for cand in (_norm(folder), _norm(_real(folder))):
+                if cand not in out:
+                    out.append(cand)
+        _TOOLBOX[home] = tuple(out)
+    return _TOOLBOX[home]
+
+
+def _interpreter_paths():
+    """Every folder the Python running this code loads code from or is installed in: ``sys.path``,
+    site-packages (``site.getsitepackages``, the user site), the folders ``.pth`` files there add,
+    and ``sys.prefix`` / ``exec_prefix`` / ``base_prefix``. Read once, at import, as
+    (folder, from_sys_path_only) pairs: the run_python fence imports this module before its audit
+    hook is up, and reading ``.pth`` files from inside the hook would raise events of its own."""
+    import site
+    found = []
+
+    def add(folder, plain=False):
+        if isinstance(folder, str) and folder and os.path.isabs(folder):
+            found.append((folder, plain))
+    for entry in sys.path:
+        add(entry, plain=True)
+    sites = []
+    try:
+        sites += list(site.getsitepackages())
+    except (AttributeError, OSError):       # an old virtualenv's site.py has no getsitepackages
+        pass
+    try:
+        sites.append(site.getusersitepackages())
+    except (AttributeError, OSError):
+        pass
+    for folder in sites:
+        add(folder)
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names[:200]:
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                    lines = fh.read(65536).splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if line and not line.startswith(("#", "import ", "import\t")):
+                    add(os.path.normpath(os.path.join(folder, line)))
+    for attr in ("prefix", "exec_prefix", "base_prefix", "base_exec_prefix"):
+        add(getattr(sys, attr, None))
+    out = []
+    for folder, plain in found:
+        for cand in (folder, _real(folder)):
+            if (cand, plain) not in out:
+                out.append((cand, plain))
+    return tuple(out)
+
+
+_INTERPRETER = _interpreter_paths()
+
+
+def _python_folders(home, workspace):
+    """The folders of :func:`_interpreter_paths` that are refused for ``home``: never the root, a
+    drive, the home itself or a folder holding the home or the workspace (a Python installed with
+    the home as its prefix must not make the whole home unwritable: its ``lib`` folder still is),
+    nothing inside the workspace, and plain ``sys.path`` entries in the temp folders (a script's
+    own folder there is no installation)."""
+    out = []
+    temp = _temp_roots()
+    homes = [home, _norm(_real(home_dir()))]
+    for folder, plain in _INTERPRETER:
+        norm = _norm(folder)
+        if len(norm) <= 3 or norm in out:
+            continue
+        if any(_inside(h, norm) for h in homes) or any(_inside(w, norm) for w in workspace):
+            continue
+        if any(_inside(norm, w) for w in workspace):
+            continue
+        if plain and any(_inside(norm, t) for t in temp):
+            continue
+        out.append(norm)
+    return out
+
+
 def _temp_roots():
     import tempfile
     roots = {_norm(tempfile.gettempdir()), _norm(_real(tempfile.gettempdir()))}
@@ -324,15 +437,107 @@ def _temp_roots():
     return roots
 
 
-def deny_reason(path):
+def deny_reason(path, real=None):
     """Why writing ``path`` is refused (Chinese), or None when it is allowed.
 
-    ``path`` is absolute. Both the path as written and its real target are checked."""
-    for candidate in dict.fromkeys([os.path.normpath(path), _real(path)]):
+    ``path`` is absolute. Both the path as written and its real target are checked; ``real`` is
+    that target when the caller has walked it already (``resolve.walk``), else it is found here
+    with :func:`_strict_real`, which refuses what it cannot follow. The git rule then looks at
+    the real path's folders on disk (:func:`_git_reason`)."""
+    if real is None:
+        real, problem = _strict_real(path)
+        if problem:
+            return problem
+    for candidate in dict.fromkeys([os.path.normpath(path), real]):
         reason = _deny_one(candidate)
         if reason:
             return reason
-    return None
+    return _git_reason(real)
+
+
+def _strict_real(path):
+    """(real path, None) or (None, why not): ``path`` followed as the kernel follows it, by
+    ``lstat``/``readlink`` only (the run_python fence calls the deny rule from its audit hook,
+    where opening anything would raise another event). Unlike ``os.path.realpath`` it never
+    guesses: a component it cannot look up for any reason but "missing" (too long, a loop,
+    no permission) is refused, so a path built past PATH_MAX cannot hide where it leads."""
+    if IS_WINDOWS:  # pragma: no cover - Windows only (resolve.windows_real is the seam)
+        return resolve.windows_real(path), None
+    todo = [c for c in reversed(os.path.abspath(path).split("/"))]
+    real, links, missing = [], 0, False
+    while todo:
+        comp = todo.pop()
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            if real:
+                real.pop()
+            continue
+        if missing:
+            real.append(comp)
+            continue
+        here = "/" + "/".join(real + [comp])
+        if len(os.fsencode(here)) >= resolve.PATH_MAX:
+            return None, _unfollowable(path, errno.ENAMETOOLONG)
+        try:
+            st = os.lstat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            missing = True          # nothing below can exist; what a writer creates is plain folders
+            real.append(comp)
+            continue
+        except OSError as exc:
+            return None, _unfollowable(path, exc.errno)
+        if not stat.S_ISLNK(st.st_mode):
+            real.append(comp)
+            continue
+        links += 1
+        if links > resolve.MAX_LINKS:
+            return None, _unfollowable(path, errno.ELOOP)
+        try:
+            target = os.readlink(here)
+        except OSError as exc:
+            return None, _unfollowable(path, exc.errno)
+        if target.startswith("/"):
+            real = []
+        todo.extend(reversed(target.split("/")))
+    return "/" + "/".join(real), None
+
+
+def _unfollowable(path, code):
+    why = {errno.ENAMETOOLONG: "路径太长或经过的文件夹太深", errno.ELOOP: "经过的链接太多或互相指向"}.get(
+        code, "路径中的某一级无法查看")
+    return "无法确认这个路径真正指向哪里（%s），工具不会写入或删除它" % why
+
+
+def _git_reason(real):
+    """Git internals found by content on the real path, at any depth: a folder that holds ``HEAD``
+    and ``objects/`` + ``refs/`` (a bare repository such as ``site.git``, or a ``.git`` folder) or
+    ``HEAD`` + ``commondir`` (a worktree's git folder) is a git directory, and nothing inside it
+    may be written: its ``hooks/`` run and its ``config`` can name programs to run. A ``.git``
+    *file* (the ``gitdir:`` pointer of a worktree or submodule) is refused by name in
+    :func:`_deny_one`. The check is ``lstat`` only, one folder at a time up to the root: no scan
+    with a bound."""
+    if not real:
+        return None
+    probe = real
+    while True:
+        if _is_git_dir(probe):
+            return "这是 git 仓库的内部目录（%s：钩子脚本和配置会在执行 git 命令时运行）" % probe
+        up = os.path.dirname(probe)
+        if up == probe:
+            return None
+        probe = up
+
+
+def _is_git_dir(folder):
+    def kind(name):
+        try:
+            return stat.S_IFMT(os.lstat(os.path.join(folder, name)).st_mode)
+        except (OSError, ValueError):
+            return None
+    if kind("HEAD") != stat.S_IFREG:
+        return False
+    return (kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR) or kind("commondir") == stat.S_IFREG
 
 
 def _deny_one(path):
@@ -342,13 +547,22 @@ def _deny_one(path):
     parts = norm.split("/")
     if ".git" in parts[:-1] or (parts and parts[-1] == ".git"):
         return "这是 git 仓库的内部目录（.git：钩子脚本和配置会在执行 git 命令时运行）"
-    # The toolbox itself: this checkout (tools, package, manifest, pydeps) and ~/.xla outside the workspace.
-    toolbox = {_norm(ROOT), _norm(_real(ROOT))}
-    for root in toolbox:
+    # The toolbox itself: this checkout (tools, package, manifest), its libraries wherever they
+    # really live (tools/pydeps may be a link; an installed package's ~/.xla/pydeps), and ~/.xla
+    # outside the workspace.
+    for root in _toolbox_folders():
         if _inside(norm, root):
-            return "这是工具箱本身的文件（%s），改动它会破坏或篡改工具" % ROOT
+            return "这是工具箱本身的文件（%s），改动它会破坏或篡改工具" % root
     workspace = [_norm(workspace_dir()), _norm(_real(workspace_dir()))]
     in_workspace = any(_inside(norm, w) for w in workspace)
+    if not in_workspace:
+        if norm.endswith(".pth"):
+            return ("这是 Python 的 .pth 启动文件（%s）：放在库目录里的 .pth 每次启动 Python 都会执行；这类文件只能保存在"
+                    "工作空间里" % norm.rsplit("/", 1)[-1])
+        for folder in _python_folders(home, workspace):
+            if _inside(norm, folder):
+                return ("这是运行工具的 Python 自己的文件夹（%s：库目录、sys.path 或安装目录），放进去的文件会在每次启动 "
+                        "Python 时被加载执行" % folder)
     for h in homes:
         xla = h + "/.xla"
         if _inside(norm, xla) and not in_workspace:
@@ -451,9 +665,10 @@ def _norm_name(name):
     return name.lower() if (IS_WINDOWS or IS_MAC) else name
 
 
-def check_write_allowed(path):
-    """Raise a Chinese ToolError when ``path`` (absolute) lies in a denied place."""
-    reason = deny_reason(path)
+def check_write_allowed(path, real=None):
+    """Raise a Chinese ToolError when ``path`` (absolute) lies in a denied place (``real``: where
+    it really leads, when the caller walked it)."""
+    reason = deny_reason(path, real)
     if reason:
         raise ToolError("不允许写入 %s：%s。为了保护你的电脑，工具不会改动这类位置。请换一个位置保存，"
                         "例如工作空间（只写文件名即可，保存到 %s）或桌面" % (path, reason, workspace_dir()))
