@@ -318,3 +318,103 @@ def test_random_bytes_sent_as_html_are_an_error_not_a_page(serve, run):
     serve.page("/noise.html", os.urandom(200000), host="news.example.cn")
     err = fail(run("fetch_url", {"url": NEWS + "/noise.html"}, extra_env=env(serve)))
     assert "乱码或二进制" in err
+
+
+# ---- the address policy: no fetches into this machine or the LAN ------------------------------
+
+def _refused(res, address):
+    err = fail(res)
+    assert "已拒绝访问" in err and address in err and "net_allow" in err and "settings.json" in err, err
+    return err
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "localhost", "[::1]"])
+def test_a_direct_local_address_is_refused(serve, run, host):
+    serve.page("/", ARTICLE)
+    res = run("fetch_url", {"url": "http://%s:%d/" % (host, serve.port)}, extra_env={"XLA_NET_MAP": "{}"})
+    _refused(res, host.strip("[]"))
+    assert serve.requests == []
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.1:{port}/", "http://169.254.169.254/latest/meta-data/",
+                                    "http://[::1]:{port}/", "http://2130706433:{port}/"])
+def test_a_redirect_to_a_local_address_is_refused(serve, run, target):
+    """The mapped origin is the operator's opt-in; where its server redirects is not."""
+    from netserver import NetServer
+    inner = NetServer()
+    try:
+        inner.page("/", ARTICLE)
+        serve.redirect("/go", target.format(port=inner.port), host="news.example.cn")
+        res = run("fetch_url", {"url": NEWS + "/go"}, extra_env={"XLA_NET_MAP": json.dumps({NEWS: serve.base})})
+        err = _refused(res, target.split("//")[1].split("/")[0].rsplit(":", 1)[0].strip("[]")
+                       if "169.254" not in target else "169.254.169.254")
+        assert "news.example.cn/go" in err and "重定向" in err
+        assert inner.requests == [] and len(serve.hits("/go")) == 1
+    finally:
+        inner.stop()
+
+
+def test_net_allow_lets_the_user_opt_a_host_in(serve, run, home):
+    serve.page("/", ARTICLE)
+    os.makedirs(os.path.join(str(home), ".xla"), exist_ok=True)
+    with open(os.path.join(str(home), ".xla", "settings.json"), "w", encoding="utf-8") as fh:
+        json.dump({"net_allow": ["127.0.0.1"]}, fh)
+    data = ok(run("fetch_url", {"url": "http://127.0.0.1:%d/" % serve.port}, extra_env={"XLA_NET_MAP": "{}"}))
+    assert "缴费基数下限为4494元" in data["text"]
+
+
+# ---- slow servers: one deadline, and the part read so far --------------------------------------
+
+def test_a_trickling_page_answers_with_what_arrived(serve, run):
+    head = "<html><head><title>慢网站</title></head><body><p>%s</p>" % ("这是开头已经收到的一段正文，内容完整可读。" * 20)
+    serve.drip("/drip", interval=0.3, host="news.example.cn", head=head)
+    data = ok(run("fetch_url", {"url": NEWS + "/drip"}, extra_env=dict(env(serve), XLA_DEADLINE="4")))
+    assert data["complete"] is False and "开头已经收到的一段正文" in data["text"]
+    assert any("太慢" in w and "complete: false" in w for w in data["warnings"])
+
+
+def test_a_trickle_with_nothing_readable_says_it_was_slow(serve, run):
+    serve.drip("/drip", interval=0.3, host="news.example.cn", head="<html><head><script>var a='")
+    err = fail(run("fetch_url", {"url": NEWS + "/drip"}, extra_env=dict(env(serve), XLA_DEADLINE="4")))
+    assert "太慢" in err and "还没有正文" in err
+
+
+# ---- deeply nested markup: linear, whatever the nesting ------------------------------------------
+
+def _nested(shape, n):
+    if shape == "inline":
+        return "<html><body>" + "".join("<span>文字%d，" % i for i in range(n)) + "</body></html>"
+    if shape == "inline_closed":
+        return "<html><body><p>" + "<b><i>" * (n // 2) + "正文。" * 50 + "</i></b>" * (n // 2) + "</p></body></html>"
+    if shape == "block":
+        return "<html><body>" + "".join("<div>第%d段，内容。" % i for i in range(n)) + "</body></html>"
+    if shape == "mixed":
+        return "<html><body>" + "".join("<div><font><p>文字%d，" % i for i in range(n // 3)) + "</p>" * n + "</body></html>"
+    if shape == "cells":       # a row of empty cells: the old trailing-cell regex backtracked exponentially
+        return "<html><body><table><tr>" + "<td></td>" * n + "<td>末尾的格子，有字。</td></tr></table></body></html>"
+    if shape == "links":
+        return "<html><body>" + "<a href='/x%d'>" * n % tuple(range(n)) + "链接的文字" + "</body></html>"
+    if shape == "stray_lt":     # "<" that open nothing: a run of text each, as costly as tags
+        return "<html><body><p>开头的正文，内容。</p>" + "< x " * n + "</body></html>"
+    if shape == "attrs":        # one start tag of n attributes, never closed
+        return "<html><body><p>开头的正文，内容。</p><div " + "a=1 " * n
+    raise ValueError(shape)
+
+
+@pytest.mark.parametrize("shape,n", [("inline", 8000), ("inline_closed", 8000), ("block", 8000), ("mixed", 8000),
+                                     ("cells", 8000), ("links", 8000), ("inline", 50000), ("mixed", 50000),
+                                     ("inline", 200000), ("inline_closed", 200000), ("block", 200000),
+                                     ("mixed", 200000), ("cells", 200000), ("links", 200000),
+                                     ("stray_lt", 1000000), ("attrs", 1000000)])
+def test_deeply_nested_markup_answers_in_time(serve, run, shape, n):
+    import time
+    html = _nested(shape, n)
+    serve.page("/deep.html", html, host="news.example.cn")
+    start = time.monotonic()
+    res = run("fetch_url", {"url": NEWS + "/deep.html", "max_chars": 2000, "links": shape == "links"},
+              extra_env=env(serve))
+    secs = time.monotonic() - start
+    data = ok(res)
+    print("fetch_url, %d nested %s tags (%d KB): %.1f s, %d chars of text" % (
+        n, shape, len(html.encode("utf-8")) // 1024, secs, data["total_chars"]))
+    assert data["text"].strip()

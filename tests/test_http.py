@@ -478,3 +478,201 @@ def test_trusted_certificate_direct_and_through_connect(tls_server, http_proxy, 
     write_settings(private_home, proxy=http_proxy.url)
     assert http.Session(ssl_context=ctx).get("https://secure.example/").text == "secret"
     assert http_proxy.seen[0][:2] == ("CONNECT", "127.0.0.1:%d" % tls_server.port)
+
+
+# ---------------------------------------------------------------------------------------------
+# the address policy (xlakit/net/policy.py): no requests into the machine or the LAN
+
+from xlakit.net import policy  # noqa: E402
+
+REFUSED = ["127.0.0.1", "127.8.9.10", "0.0.0.0", "0.1.2.3", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1",
+           "100.64.0.1", "100.127.255.254", "169.254.169.254", "192.0.0.170", "192.0.2.1", "198.51.100.7",
+           "203.0.113.9", "198.18.0.1", "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255",
+           "::1", "::", "fe80::1", "fe80::1%1", "fec0::1", "fc00::1", "fd12:3456::1", "ff02::1", "100::1",
+           "2001:db8::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.1.2.3", "::127.0.0.1",
+           "::10.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2002:7f00:1::1",
+           "2002:c0a8:101::1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "3fff::1" if False else "1::1"]
+PUBLIC = ["1.1.1.1", "223.5.5.5", "36.7.1.2", "100.63.255.255", "100.128.0.1", "172.32.0.1", "192.169.0.1",
+          "8.8.8.8", "2400:3200::1", "240e::1", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"]
+
+
+def test_forbidden_ranges_in_ipv4_and_every_ipv6_form():
+    for text in REFUSED:
+        assert policy.forbidden_reason(text), text
+        assert chinese(policy.forbidden_reason(text))
+    for text in PUBLIC:
+        assert policy.forbidden_reason(text) is None, text
+    assert "元数据" in policy.forbidden_reason("169.254.169.254")
+    assert "127.0.0.1" in policy.forbidden_reason("::ffff:127.0.0.1")
+
+
+def test_ipv4_spellings_the_c_library_accepts():
+    for text in ("2130706433", "0x7f.1", "127.1", "0177.0.0.1", "0x7f000001", "0x7F.0.0.1", "127.0.1", "017700000001",
+                 "127.0.0.1."):
+        assert str(policy.parse_ipv4_loose(text)) == "127.0.0.1", text
+    assert str(policy.parse_ipv4_loose("2852039166")) == "169.254.169.254"
+    for text in ("example.com", "1.2.3.4.5", "256.1.1.1", "08.1.1.1", "0x", "1e3", "", "4294967296"):
+        assert policy.parse_ipv4_loose(text) is None or text == "0x", text
+    assert str(policy.host_address("[::ffff:127.0.0.1]")) == "::ffff:7f00:1"
+
+
+def _blocked(exc):
+    assert exc.kind == "blocked", (exc.kind, str(exc))
+    text = chinese(exc)
+    assert "已拒绝访问" in text and "net_allow" in text and "settings.json" in text
+    return text
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "0x7f.1", "127.1", "0177.0.0.1", "[::1]",
+                                  "[::ffff:127.0.0.1]", "localhost"])
+def test_unmapped_local_addresses_are_refused_before_any_byte(serve, monkeypatch, host):
+    serve.page("/", "secret")
+    with pytest.raises(http.NetError) as err:
+        http.Session().get("http://%s:%d/" % (host, serve.port))
+    _blocked(err.value)
+    assert serve.requests == []
+    # a catch-all mapping does not make a written local address acceptable either
+    use_map(monkeypatch, serve, **{"*": serve.base})
+    with pytest.raises(http.NetError) as err:
+        http.Session().get("http://%s:%d/" % (host, serve.port))
+    _blocked(err.value)
+    assert serve.requests == []
+
+
+def test_a_name_is_checked_on_the_addresses_it_resolves_to(serve):
+    """What a name resolves to is checked before the connect, and the peer after it."""
+    serve.page("/", "secret")
+    url = "http://localhost:%d/" % serve.port
+    with pytest.raises(http.NetError) as err:
+        http._connect("localhost", serve.port, 3.0, url, check=lambda a: policy.check_address(a, "localhost", url))
+    assert "解析到的地址" in _blocked(err.value)
+    checked = []
+    sock = http._connect("localhost", serve.port, 3.0, url, check=checked.append)
+    sock.close()
+    assert checked and checked[-1] in ("127.0.0.1", "::1")   # resolved ones first, then the peer itself
+    assert serve.requests == []
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.1:{port}/secret", "http://169.254.169.254/latest/meta-data/",
+                                    "http://[::1]:{port}/secret", "http://2130706433:{port}/secret",
+                                    "http://localhost:{port}/secret"])
+def test_redirect_from_a_mapped_server_to_a_local_address_is_refused(serve, monkeypatch, target):
+    inner = NetServer()
+    try:
+        inner.page("/secret", "the metadata")
+        use_map(monkeypatch, serve, "https://news.example")
+        serve.redirect("/go", target.format(port=inner.port), host="news.example")
+        with pytest.raises(http.NetError) as err:
+            http.Session().get("https://news.example/go")
+        text = _blocked(err.value)
+        assert "news.example/go" in text           # names where the redirect came from
+        assert inner.requests == [] and len(serve.hits("/go")) == 1
+    finally:
+        inner.stop()
+
+
+def test_an_exactly_mapped_origin_is_the_operators_opt_in(serve, monkeypatch):
+    serve.page("/", "intranet")
+    use_map(monkeypatch, serve, "http://10.1.2.3")
+    assert http.Session().get("http://10.1.2.3/").text == "intranet"
+
+
+def test_net_allow_in_settings_and_environment(serve, monkeypatch, private_home):
+    serve.page("/", "allowed")
+    url = "http://127.0.0.1:%d/" % serve.port
+    write_settings(private_home, net_allow=["127.0.0.1"])
+    assert http.Session().get(url).text == "allowed"
+    write_settings(private_home, net_allow=["127.0.0.0/8"])
+    assert http.Session().get("http://localhost:%d/" % serve.port).text == "allowed"   # by the resolved address
+    write_settings(private_home, net_allow=["localhost"])
+    assert http.Session().get("http://localhost:%d/" % serve.port).text == "allowed"   # by name
+    with pytest.raises(http.NetError) as err:
+        http.Session().get(url)
+    _blocked(err.value)
+    write_settings(private_home)
+    monkeypatch.setenv("XLA_NET_ALLOW", "intranet.example, 127.0.0.1")
+    assert http.Session().get(url).text == "allowed"
+
+
+def test_through_a_proxy_written_local_addresses_are_still_refused(serve, http_proxy, socks5, private_home):
+    serve.page("/", "secret")
+    for proxy in (http_proxy.url, socks5.url):
+        write_settings(private_home, proxy=proxy)
+        with pytest.raises(http.NetError) as err:
+            http.Session().get("http://127.0.0.1:%d/" % serve.port)
+        _blocked(err.value)
+    assert serve.requests == [] and http_proxy.seen == [] and socks5.connects == []
+
+
+# ---------------------------------------------------------------------------------------------
+# one overall deadline: trickles reset a per-call socket timeout, never the request's budget
+
+def _raw_server(behave):
+    """A one-port raw server on 127.0.0.1 that runs ``behave(conn)`` per connection."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+
+    def loop():
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=lambda: _quietly(behave, conn, stop), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return srv, stop
+
+
+def _quietly(behave, conn, stop):
+    try:
+        conn.recv(65536)
+        behave(conn, stop)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def _trickle_head(conn, stop):
+    for ch in b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Slow: " + b"a" * 100000:
+        if stop.wait(0.05):
+            return
+        conn.sendall(bytes([ch]))
+
+
+def _trickle_body(conn, stop):
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 100000\r\n\r\n"
+                 + "<html><body><p>开头的一段正文，".encode("utf-8"))
+    for _ in range(100000):
+        if stop.wait(0.05):
+            return
+        conn.sendall(b"x")
+
+
+@pytest.mark.parametrize("behave,words", [(_trickle_head, "回应头"), (_trickle_body, "正文太慢")])
+def test_trickle_never_outlives_the_deadline(monkeypatch, behave, words):
+    srv, stop = _raw_server(behave)
+    try:
+        monkeypatch.setenv("XLA_NET_MAP", json.dumps({"http://slow.example": "http://127.0.0.1:%d" % srv.getsockname()[1]}))
+        deadline = Deadline(1.5)
+        with pytest.raises(http.NetError) as err:
+            http.Session(deadline=deadline, timeout=30).get("http://slow.example/")
+        assert err.value.kind == "timeout" and words in chinese(err.value)
+        assert deadline.remaining() < 0.5     # the whole budget was used, and no more (the test's timeout bounds it)
+    finally:
+        stop.set()
+        srv.close()
+
+
+def test_body_trickle_can_hand_back_the_part_read(monkeypatch):
+    srv, stop = _raw_server(_trickle_body)
+    try:
+        monkeypatch.setenv("XLA_NET_MAP", json.dumps({"http://slow.example": "http://127.0.0.1:%d" % srv.getsockname()[1]}))
+        resp = http.Session(deadline=Deadline(1.5)).get("http://slow.example/", partial_on_timeout=True)
+        assert resp.truncated and "正文太慢" in resp.timed_out and "100000" not in resp.timed_out
+        assert resp.text.startswith("<html><body><p>开头的一段正文，")
+    finally:
+        stop.set()
+        srv.close()

@@ -1,6 +1,7 @@
 """The installable package (pyproject.toml): the wheel built from this checkout, installed into a
 fresh venv, serves every tool over MCP from the installed package data, also for an unprivileged
-user whose libraries go to the per-user ~/.xla/pydeps (the package folder is not theirs to write).
+user whose libraries go to the per-user ~/.xla/pydeps (the package folder is not theirs to write),
+and answers a happy-path call of every tool through its console script as the checkout does.
 
 One wheel and one venv per module (building takes seconds). The working tree is copied (without
 .git, tests, pydeps) into a fresh repository tagged v3.4.5, so what is tested is the code as it
@@ -15,6 +16,7 @@ import zipfile
 import pytest
 
 from conftest import ROOT, TOOL_COUNT, as_nobody, nobody_dir
+from netserver import serve  # noqa: F401 - the fixture (the network tools' sites, played locally)
 from xlakit import manifest as xla_manifest
 
 pytestmark = pytest.mark.slow          # a wheel build (isolated backend install) and a venv: 20-50 s
@@ -124,7 +126,8 @@ def test_wheel_ships_the_checkout_layout(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     for must in ("xla_tools/xla.py", "xla_tools/tools.json", "xla_tools/pydeps_boot.py", "xla_tools/tools/calc_table.py",
                  "xla_tools/xlakit/raster/data/bitmap24.bin", "xla_tools/xlakit/documents/data/cid2unicode.bin",
-                 "xla_tools/xlakit/tables/formats/__init__.py"):
+                 "xla_tools/xlakit/tables/formats/__init__.py", "xla_tools/xlaguard/__init__.py",
+                 "xla_tools/xlaguard/hook.py", "xla_tools/xla_guard.py"):
         assert must in names
     assert not [n for n in names if "/tests/" in n or "/pydeps/" in n or n.endswith(("setup.py", ".pyc"))]
     data, _ = xla_manifest.load_manifest(ROOT)
@@ -230,3 +233,165 @@ def test_typescript_sdk_and_inspector_against_the_installed_wheel(installed, tmp
     (tmp_path / "inspector").mkdir()
     test_mcp_inspector.check(test_mcp_inspector.ensure_inspector(), tmp_path / "inspector",
                              server=[installed["script"], "mcp"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Every tool from the installed wheel, as the checkout's tests call them
+
+def _files(folder):
+    """Small real inputs for the happy-path calls."""
+    import openpyxl
+    os.makedirs(folder, exist_ok=True)
+    ledger = os.path.join(folder, "费用.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "明细"
+    ws.append(["日期", "部门", "经办人", "金额"])
+    for i in range(12):
+        ws.append(["2024-%02d-05" % (i % 6 + 1), ["销售部", "财务部", "研发部"][i % 3], ["张三", "李四"][i % 2],
+                   "￥%d.50" % (100 + i)])
+    ws.append(["合计", None, None, 1218])
+    wb.save(ledger)
+    other = os.path.join(folder, "经办人.csv")
+    with open(other, "w", encoding="utf-8-sig", newline="") as fh:
+        fh.write("经办人,电话\r\n张三,13800000001\r\n李四,13800000002\r\n")
+    text = os.path.join(folder, "说明.txt")
+    with open(text, "w", encoding="gbk") as fh:
+        fh.write("第一行\n第二行：金额 100 元\n")
+    script = os.path.join(folder, "算一下.py")
+    with open(script, "w", encoding="utf-8") as fh:
+        fh.write("print(1 + 1)\n")
+    return {"xlsx": ledger, "csv": other, "text": text, "script": script}
+
+
+def _web(serve):
+    """The sites the network tools ask, played by the local server (the web tests' own pages)."""
+    import test_fetch_url
+    import test_query_ip
+    import test_web_tools as web
+    web.baidu_home(serve)
+    serve.page("/s", web.page("baidu_mobile.html"), host="www.baidu.com")
+    serve.page("/hefei/", web.page("tianqi_city.html"), host="www.tianqi.com")
+    web.kuaidi(serve, {"zhongtong": web.page("kuaidi_trace_none.json"), "shentong": web.page("kuaidi_trace_ok.json")})
+    serve.json("/get", json.loads(web.page("ip9_ok.json").replace("203.0.113.7", "223.5.5.5")), host="ip9.com.cn")
+    serve.json("/", {"ip": "223.5.5.5"}, host="ipv4.jsonip.com")
+    serve.page("/2025/0701/a.html", test_fetch_url.ARTICLE, host="news.example.cn")
+    origins = (web.BAIDU, web.SO, web.TIANQI, web.KUAIDI, web.IP9, test_fetch_url.NEWS) + test_query_ip.ORIGINS
+    return serve.env(*origins)["XLA_NET_MAP"]
+
+
+def _every_call(f, out):
+    """(tool, args, check) for every tool in tools.json: a happy path each."""
+    o = lambda name: os.path.join(out, name)   # noqa: E731
+    x = f["xlsx"]
+
+    def has(*keys):
+        return lambda d: all(k in d for k in keys)
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    return [
+        ("write_spreadsheet", {"path": o("写.xlsx"), "rows": [["姓名", "金额"], ["张三", 100]]},
+         lambda d: d["rows_written"] == 2),
+        ("read_spreadsheet", {"path": x}, lambda d: d["sheets"][0]["rows"][1][3] == "￥100.50"),
+        ("probe_table", {"path": x}, lambda d: d["data_rows"] == 12 and d["totals_rows"] == [14]),
+        ("calc_table", {"path": x, "group_by": ["部门"], "metrics": [{"column": "金额", "func": "sum"}]},
+         lambda d: sum(g["金额_求和"] for g in d["groups"]) == 1272),
+        ("filter_table", {"path": x, "where": [{"column": "部门", "op": "eq", "value": "销售部"}],
+                          "out_path": o("筛.xlsx")}, lambda d: d["written"] == 4),
+        ("pivot_table", {"path": x, "row": {"column": "部门"}, "col": {"column": "经办人"}, "value": "金额",
+                         "out_path": o("透.xlsx")}, lambda d: d["grand_total"] == 1272),
+        ("lookup_table", {"left_path": x, "right_path": f["csv"], "left_key": "经办人", "out_path": o("关联.xlsx")},
+         lambda d: d["matched"] == 12),
+        ("dedupe_table", {"path": x, "keys": ["部门"], "out_path": o("去重.xlsx")}, has("path")),
+        ("clean_table", {"path": x, "date_columns": ["日期"], "out_path": o("洗.xlsx")}, has("path")),
+        ("lunar_date", {"date": "2024-02-10"}, lambda d: d["lunar_day_cn"] == "初一"),
+        ("web_search", {"query": "样例 天气", "limit": 5}, lambda d: d["returned"] == 3),
+        ("query_weather", {"city": "合肥市"}, lambda d: d["city"] == "合肥"),
+        ("query_express", {"number": "773000000000001"}, lambda d: d["company"] == "shentong"),
+        ("query_location", {"ip": "223.5.5.5"}, has("ip")),
+        ("fetch_url", {"url": "https://news.example.cn/2025/0701/a.html"}, lambda d: "4494" in d["text"]),
+        ("query_ip", {}, lambda d: d["ip"] == "223.5.5.5"),
+        ("current_time", {"timezone": "Asia/Shanghai"}, has("time")),
+        ("run_python", {"path": f["script"]}, lambda d: d["exit_code"] == 0 and d["stdout"].strip() == "2"),
+        ("read_document", {"path": f["text"]}, lambda d: "金额 100 元" in json.dumps(d, ensure_ascii=False)),
+        ("draw_chart", {"type": "bar", "labels": ["华东", "华南"], "values": [3, 5], "title": "销售"}, has("path")),
+        ("write_document", {"path": o("报告.docx"), "text": "# 标题\n\n正文一段。"}, has("path")),
+        # LibreOffice is a program of its own: where it is missing the answer must say so (in Chinese)
+        ("convert_document", {"path": o("报告.docx")}, (lambda d: d["pages"] >= 1) if soffice else None),
+        ("write_text", {"path": o("笔记.txt"), "text": "你好"}, has("path")),
+        ("list_dir", {"path": out}, lambda d: d["ok"]),
+        ("find_files", {"pattern": "*.xlsx", "path": out}, lambda d: d["ok"]),
+        ("file_info", {"path": x}, lambda d: d["ok"]),
+        ("delete_file", {"path": o("笔记.txt")}, lambda d: d["ok"]),
+        ("read_text_file", {"path": f["text"]}, lambda d: "第二行" in json.dumps(d, ensure_ascii=False)),
+    ]
+
+
+NET_TOOLS = ("web_search", "query_weather", "query_express", "query_location", "fetch_url", "query_ip", "current_time")
+
+
+def test_every_tool_from_the_installed_wheel(installed, serve, tmp_path):
+    """Each tool once, through the installed console script (``xla-tools run``), the way the
+    checkout's tests call it: the package must be as good as the checkout (it once lacked the
+    run_python fence, xlaguard, and only lunar_date was tried). The libraries the tools import on
+    demand are taken as already installed into the per-user folder (``xla-tools deps`` does that;
+    here without the network, from the checkout's own pydeps)."""
+    home = tmp_path / "home"
+    os.makedirs(str(home / ".xla"))
+    pydeps = os.path.realpath(os.path.join(ROOT, "tools", "pydeps"))
+    if os.path.isdir(pydeps):
+        os.symlink(pydeps, str(home / ".xla" / "pydeps"))
+    files = _files(str(home / ".xla" / "workspace" / "输入"))
+    out = str(home / ".xla" / "workspace")
+    net = _web(serve)
+    calls = _every_call(files, out)
+    data, _ = xla_manifest.load_manifest(ROOT)
+    assert [c[0] for c in calls] == [t["name"] for t in data["tools"]], "every tool, once, in tools.json order"
+    env = {"PATH": os.path.dirname(installed["script"]) + os.pathsep + os.environ.get("PATH", ""), "HOME": str(home)}
+    failures = []
+    for tool, args, check in calls:
+        cmd = [installed["script"], "run", tool, json.dumps(args, ensure_ascii=False)]
+        if tool in NET_TOOLS:
+            cmd += ["--env", "XLA_NET_MAP=" + net]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(home), timeout=120)
+        text = proc.stdout.decode("utf-8", "replace")
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            failures.append("%s: no JSON answer: %s %s" % (tool, text[:300], proc.stderr.decode("utf-8", "replace")[-500:]))
+            continue
+        if check is None:
+            ok_or_said = answer.get("ok") or "LibreOffice" in (answer.get("error") or "")
+            if not ok_or_said:
+                failures.append("%s: %s" % (tool, text[:500]))
+            continue
+        if not answer.get("ok"):
+            failures.append("%s: %s" % (tool, text[:500]))
+            continue
+        try:
+            good = check(answer)
+        except (KeyError, IndexError, TypeError) as exc:
+            good = False
+            text += " (%r)" % exc
+        if not good:
+            failures.append("%s: unexpected answer %s" % (tool, text[:500]))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("runner,cache", [("uvx", ".cache/uv/archive-v0/Xk3v9"), ("pipx", ".local/share/pipx/.cache/5f2e")])
+def test_config_under_uvx_or_pipx_run_names_the_runner(installed, tmp_path, runner, cache):
+    """``uvx xla-tools`` / ``pipx run xla-tools`` install the wheel into a venv in their cache: a
+    pasted block naming that venv's python breaks at the next cache clean, so the block names the
+    runner instead and the note says why (the wheel installed into a venv laid out like theirs)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    env["PYTHONPATH"] = ""
+    venv = tmp_path / cache
+    subprocess.run([venv_python(), "-m", "venv", str(venv)], check=True, timeout=300, env=env)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", installed["wheel"]], check=True, timeout=300, env=env)
+    out = subprocess.run([str(venv / "bin" / "xla-tools"), "mcp", "--config", "cursor"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, timeout=60, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
+    entry = json.loads(out.stdout.decode("utf-8"))["mcpServers"]["xla-tools"]
+    assert os.path.basename(entry["command"]) == runner, entry
+    assert entry["args"] == (["xla-tools", "mcp"] if runner == "uvx" else ["run", "xla-tools", "mcp"])
+    assert str(venv) not in json.dumps(entry)
+    assert "临时创建的环境" in out.stderr.decode("utf-8")

@@ -23,6 +23,7 @@ if ROOT not in sys.path:
 from xlakit.tables import formats as tf  # noqa: E402
 from xlakit.tables.formats import delimited  # noqa: E402
 from xlakit.tables.formats._base import classify_format, serial_to_value, DATE, DATETIME, TIME, ELAPSED  # noqa: E402
+from xlakit.tables.values import display  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -804,7 +805,9 @@ def test_classify_format():
         "mmm-yy": DATE, 'm"月"': DATE, "ge.m.d": DATE, "[DBNum1][$-804]yyyy\"年\"m\"月\"": DATE,
         "yyyy-mm-dd hh:mm:ss": DATETIME, "m/d/yy h:mm": DATETIME, "yyyy/m/d h:mm AM/PM": DATETIME,
         "hh:mm": TIME, "h:mm:ss AM/PM": TIME, "mm:ss": TIME, 'h"时"mm"分"': TIME, "[$-F400]h:mm:ss AM/PM": TIME,
-        "[h]:mm:ss": ELAPSED, "[mm]:ss": ELAPSED,
+        "[h]:mm:ss": ELAPSED, "[mm]:ss": ELAPSED + ":mm:ss", "[s]": ELAPSED + ":s",
+        "[$-804]General": None, "[DBNum1][$-804]General": None, "[Red]General": None, "[BLUE]GENERAL": None,
+        "[$-1010409]General": None,
         "General": None, "0.00": None, "#,##0.00_);[Red](#,##0.00)": None, "0.00E+00": None, "@": None,
         '#,##0"元"': None, '"days "0': None, "[Red]0": None, '0.0"d"': None, "": None, "yyyy-mm-dd;@": DATE,
         "\\d\\a\\y 0": None,
@@ -819,8 +822,8 @@ def test_serial_to_value():
     assert serial_to_value(45366, DATETIME) == DT(2024, 3, 15)
     assert serial_to_value(0.6041666666666666, TIME) == T(14, 30)
     assert serial_to_value(45366.25, TIME) == DT(2024, 3, 15, 6, 0)
-    assert serial_to_value(1.5, ELAPSED) == 1.5
-    assert serial_to_value(0.5, ELAPSED) == T(12, 0)
+    assert serial_to_value(1.5, ELAPSED) == 1.5 and display(serial_to_value(1.5, ELAPSED)) == "36:00:00"
+    assert display(serial_to_value(0.5, ELAPSED)) == "12:00:00"
     # Excel's 1900 leap-year bug
     assert serial_to_value(1, DATE) == D(1900, 1, 1)
     assert serial_to_value(59, DATE) == D(1900, 2, 28)

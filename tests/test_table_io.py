@@ -519,3 +519,43 @@ def test_grid_book_duck_type():
     with pytest.raises(rt.ToolError) as err:
         book.sheet("C")
     assert "A、B" in str(err.value)
+
+
+@pytest.mark.parametrize("label", ["平均", "平均值：", "人均", "月平均", "最高", "最低", "占比(%)", "备注", "Average",
+                                   "平均分"])
+def test_summary_labels(label):
+    from xlakit.tables.values import is_summary_label
+    assert is_summary_label(label)
+
+
+@pytest.mark.parametrize("label", ["最高学历", "合计", "张三", "平均工资说明文字很长很长"])
+def test_not_summary_labels(label):
+    from xlakit.tables.values import is_summary_label
+    assert not is_summary_label(label)
+
+
+def test_footer_run_rule():
+    """合计 then 平均: footer at once; 平均 before 合计 or at the end: held, then footer; a
+    summary word followed by data: data."""
+    from xlakit.tables.values import FooterRun
+    run = FooterRun()
+    assert [run.feed(v) for v in (["甲", 1], ["最高", 3], ["乙", 2], ["平均", 2], ["合计", 6], ["最低", 1])] == \
+        ["data", "hold", "data", "hold", "total", "summary"]
+    table = tio.Table(tio.GridBook([["项目", "金额"], ["甲", 1], ["最高", 3], ["乙", 2], ["平均", 2], ["合计", 6],
+                                    ["最低", 1]]))
+    assert [v for _r, v in table.data_rows()] == [["甲", 1], ["最高", 3], ["乙", 2]]
+    assert table.totals_rows == [5, 6, 7] and table.summary_rows == [5, 7]
+
+
+@pytest.mark.parametrize("text,number", [("1,234.50\u200b", "1234.50"), ("\ufeff￥1,234", "1234"),
+                                         ("1\xa0234.5元", "1234.5"), ("(300.00)\u200d", "-300.00"),
+                                         ("１２３．５元", "123.5")])
+def test_amounts_ignore_invisible_characters(text, number):
+    assert tio.to_decimal(text) == Decimal(number)
+
+
+def test_number_text_like():
+    from xlakit.tables.values import number_text_like
+    assert number_text_like("￥12,566,875.33", Decimal("12567875.83")) == "￥12,567,875.83"
+    assert number_text_like("1,200元", Decimal("1250.5")) == "1,250.5元"
+    assert number_text_like("1.2万", Decimal("13000")) is None

@@ -283,3 +283,45 @@ def test_real_samples():
     days = weather.parse_days('<ul class="weaul">%s</ul>' % li, datetime.date(2025, 11, 27))
     assert days[0]["weather"] == "晴" and (days[0]["low"], days[0]["high"]) == (12, 16)
     assert location.parse_ip9(read("ip/ip9_get_success_redacted.json"))["city"] == "深圳"
+
+
+# ---- the tree under hostile nesting -------------------------------------------------------------
+
+def _depth(root):
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in node.children if isinstance(c, dom.Node))
+    return deepest
+
+
+def test_tree_depth_is_bounded_and_deep_content_is_kept_flat():
+    root = dom.parse("<div>" * 5000 + "底部的字" + "</div>" * 5000 + "<p>后面的段落</p>")
+    assert _depth(root) <= dom.MAX_DEPTH + 2
+    text = root.text()                       # iterative: no RecursionError however deep
+    assert "底部的字" in text and text.endswith("后面的段落")
+    assert root.find(tag="p").text() == "后面的段落"
+
+
+def test_unmatched_end_tags_are_ignored_and_matched_ones_pop():
+    root = dom.parse("<div><span>a" + "</p>" * 10000 + "</span>b</div><i>c</i>")
+    div = root.find(tag="div")
+    assert div.own_text() == "b" and root.find(tag="span").text() == "a"
+    assert root.find(tag="i").parent is root
+
+
+def test_parse_bounded_stops_at_the_tag_budget():
+    html = "<html><body>" + "<p>段落</p>" * 50000 + "</body></html>"
+    root, parsed = dom.parse_bounded(html, max_nodes=2000)
+    assert 1000 <= len(root.find_all(tag="p")) < 50000 and parsed < len(html)
+    root, parsed = dom.parse_bounded(html)
+    assert len(root.find_all(tag="p")) == 50000 and parsed == len(html)
+
+
+def test_readable_marks_a_page_read_only_in_part():
+    from xlakit.web import readable
+    html = "<html><body>" + "".join("<p>第%d段，正文。</p>" % i for i in range(readable.MAX_NODES // 2 + 5000)) + "</body></html>"
+    page = readable.extract(html, "https://x.example/")
+    assert page.analysed is not None and page.analysed < len(html) and "第0段" in page.text
+    assert readable.extract("<p>短的，正文。</p>", "https://x.example/").analysed is None

@@ -20,7 +20,12 @@ Returns ``url`` (final, after redirects), ``requested_url`` (only when redirecte
 ``title``, ``description``, ``kind`` (article/page/text/json/xml/binary), ``content_type``,
 ``encoding``, ``text``, ``start``, ``max_chars``, ``returned_chars``, ``total_chars``,
 ``next_start`` (null at the end), ``truncated``, and ``links``/``links_total`` when asked;
-for binary answers ``size`` and ``note`` instead of text.
+for binary answers ``size`` and ``note`` instead of text. ``complete: false`` (with a warning)
+when the deadline cut the page off and the part that had arrived is returned.
+
+Addresses inside this machine or the LAN (loopback, private, link-local and cloud metadata...)
+are refused on every hop by ``xlakit.net.policy``, unless the user opted the host in
+(``net_allow`` in ~/.xla/settings.json).
 """
 import json
 import re
@@ -32,7 +37,8 @@ from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.text import human_size, looks_like_text  # noqa: E402
 from xlakit.web import fetch as pages, readable  # noqa: E402
 
-OVERALL = 45.0               # seconds this tool may spend, whatever happens
+OVERALL = 45.0               # seconds the network part may take, whatever happens
+RESERVE = 4.0                # seconds kept for reading the page and answering
 LINK_CAP = 60
 
 
@@ -62,13 +68,15 @@ def main(params):
     params["max_chars"] = int(params.get("max_chars") or 12000)
     params["start"] = max(0, int(params.get("start") or 0))
     want_links = bool(params.get("links"))
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL, RESERVE)
     with http.Session(deadline=deadline, timeout=40.0) as session:   # one page may take its time
         resp, hops = pages.fetch(session, url)
     out = {"url": resp.url}
     if resp.url != url:
         out["requested_url"] = url
     out["status"] = resp.status
+    if resp.timed_out:
+        out["complete"] = False
     host = http.host_of(resp.url)
     ctype = resp.content_type
     if resp.status >= 400:
@@ -82,6 +90,7 @@ def main(params):
         (not ctype or ctype in ("application/octet-stream", "text/plain")) and pages.looks_like_html(resp.content))
     if not is_html and not http.is_text_type(resp.headers.get("Content-Type")):
         size, exact = pages.size_of(resp)
+        exact = exact and not resp.timed_out
         what = pages.describe_binary(resp)
         out.update({"kind": "binary", "content_type": ctype or "未知", "size": size,
                     "note": "这个地址返回的不是网页正文，而是%s（%s，%s%s）" % (
@@ -91,9 +100,14 @@ def main(params):
         raise ToolError("%s 声称返回的是%s，但内容是乱码或二进制数据，读不出文字（收到 %s）。请检查网址是否正确，或稍后重试" % (
             host, "网页" if is_html else (ctype or "文本"), human_size(len(resp.content))), url=resp.url)
     text = resp.text
+    if resp.timed_out and is_html and text.rfind("<") > text.rfind(">"):
+        text = text[:text.rfind("<")]      # a tag cut off by the deadline is not text
     out["content_type"] = ctype or ("text/html" if is_html else "")
     out["encoding"] = resp.encoding
-    if resp.truncated:
+    if resp.timed_out:
+        rt.warn("打开 %s 时%s，到时间上限时只读到了这些，内容不完整（complete: false）。需要全文请稍后重试" % (
+            host, resp.timed_out))
+    elif resp.truncated:
         rt.warn("网页超过 %s，只读取了前 %s" % (human_size(pages.MAX_BYTES), human_size(pages.MAX_BYTES)))
     if not is_html:
         kind = "text"
@@ -110,10 +124,16 @@ def main(params):
             kind = "xml"
         out["kind"] = kind
         if not text.strip():
+            slow_error(resp, host)
             raise ToolError("%s 返回了空内容（%s）" % (host, ctype or "未声明类型"), url=resp.url)
         return finish(out, text, params, [])
-    page = readable.extract(text, resp.url, link_cap=LINK_CAP if want_links else 0)
+    page = readable.extract(text, resp.url, link_cap=LINK_CAP if want_links else 0, deadline=rt.deadline)
+    if page.analysed is not None:
+        rt.warn("网页的标签太多（结构过于复杂），按时只分析了开头的 %d%%（共 %d 字符中的前 %d），后面的内容没有读" % (
+            max(1, page.analysed * 100 // max(1, len(text))), len(text), page.analysed))
     blocked, reason = readable.classify(page, resp.url, text)
+    if blocked in ("script_only", "empty") or not page.text.strip():
+        slow_error(resp, host)
     if blocked == "captcha":
         raise ToolError("打开的是网站的人机验证/反爬拦截页，没有拿到正文（%s）。这类页面需要在浏览器里人工验证；"
                         "请稍后重试，或换一个来源（如用搜索找其它网站上的同一内容）" % reason,
@@ -138,6 +158,13 @@ def main(params):
         out["description"] = page.description[:500]
     out["kind"] = page.kind
     return finish(out, page.text, params, page.links if want_links else None)
+
+
+def slow_error(resp, host):
+    """A page cut off by the deadline with nothing readable yet: say it was slow, not empty."""
+    if resp.timed_out:
+        raise ToolError("打开 %s 时%s，到时间上限时读到的部分里还没有正文。请稍后重试，或换一个来源" % (
+            host, resp.timed_out), url=resp.url, complete=False)
 
 
 def finish(out, text, params, links):

@@ -84,7 +84,7 @@ def main(params):
                     yield row
             saved = table_write.write_derived(target, stream(), params.get("out_sheet") or DEFAULT_SHEET,
                                               keep_text=params.get("keep_text"), deadline=rt.deadline,
-                                              sources=(table,))
+                                              sources=(table,), notes=where.warnings)
             for note in saved.get("warnings") or []:
                 rt.warn(note)
             result["converted_columns"] = saved["converted_columns"]

@@ -78,12 +78,12 @@ def _bring(params, right, right_key):
     return out
 
 
-def _write(target, rows, sheet, params=None, result=None, tables=()):
+def _write(target, rows, sheet, params=None, result=None, tables=(), notes=None):
     """Write the derived rows through the shared derived-table writer (number cells unless
-    keep_text, in the number formats of the source ``tables``); ``result["converted_columns"]``
-    says which columns were converted."""
+    keep_text, in the number formats of the source ``tables``; ``notes`` under the table, see
+    ``write_derived``); ``result["converted_columns"]`` says which columns were converted."""
     saved = table_write.write_derived(target, rows, sheet, keep_text=(params or {}).get("keep_text"),
-                                      deadline=rt.deadline, sources=tables)
+                                      deadline=rt.deadline, sources=tables, notes=notes)
     if result is not None:
         result["converted_columns"] = saved["converted_columns"]
     for note in saved.get("warnings") or []:
@@ -158,7 +158,17 @@ def _reconcile(params, lpath, left, rpath, right, lkey, rkey, keymaker, target):
                             rval.index if rval else None, keymaker, tolerance=tolerance, deadline=rt.deadline,
                             reserve=RECONCILE_RESERVE)
     converted = {}
-    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"], params, converted, (left, right))
+
+    def skipped_notes():
+        out = []
+        for side, label, col in (("left", "左表", lval), ("right", "右表", rval)):
+            count, samples = job.skipped[side]
+            if count and col is not None:
+                out.append("%s金额列「%s」有 %d 个单元格不是数字（%s），没有计入对账金额" % (
+                    label, col.name, count, "、".join(samples[:3])))
+        return out
+    saved = _write(target, job.rows(), params.get("out_sheet") or SHEETS["reconcile"], params, converted, (left, right),
+                   notes=skipped_notes)
     counts = job.counts
     result = {
         "mode": "reconcile", "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],

@@ -67,10 +67,15 @@ def main(params):
                 "where 条件过滤掉了全部 %d 行" % job.rows_filtered if job.rows_filtered else "表里没有数据行"))
         grid = job.grid()
         built = job.build()
-        note_row = None
+        note_rows = []
         if job.stopped_at is not None:
-            note_row = ["注：表格太大，时间用完时只统计到源表第 %d 行，以上数字不完整" % job.stopped_at]
-        rows_out = grid + ([note_row] if note_row else [])
+            note_rows.append(["注：表格太大，时间用完时只统计到源表第 %d 行，以上数字不完整" % job.stopped_at])
+        if job.skip.count:
+            # the saved sheet says itself which amounts it left out, not only the answer
+            examples = "、".join("第 %d 行「%s」" % (e["row"], e["value"]) for e in job.skip.examples)
+            note_rows.append(["注：源表「%s」列有 %d 个单元格不是数字（如 %s），没有计入上表" % (
+                job.value.name, job.skip.count, examples)])
+        rows_out = grid + note_rows
         styles = {"bold_rows": [0, len(grid) - 1], "bold_cols": [0, len(grid[0]) - 1],
                   "number_format": number_format_for(grid, job.func), "freeze": [1, 1]}
         saved = table_write.write_rows(target, rows_out, sheet=params.get("out_sheet") or DEFAULT_SHEET,

@@ -46,7 +46,7 @@ def main(params):
         raise InputError("company「%s」不是快递公司代码：应为小写拼音/英文代码，如 zhongtong、yunda、jtexpress" % company[:60])
     if phone and not express.PHONE.match(phone):
         raise InputError("phone 应是手机号的后四位数字，如 \"1234\"，收到的是「%s」" % phone[:20])
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL)
     with http.Session(deadline=deadline, referer=SITE + "/", warmup=SITE + "/") as s:
         if company:
             candidates = [{"code": company, "name": express.PHONE_CARRIERS.get(company, company)}]

@@ -80,7 +80,7 @@ def ask(name, url, parse, deadline):
 
 
 def main(params):
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL)
     errors = []
     for name, url, parse in SOURCES:
         if deadline.remaining() < 1:

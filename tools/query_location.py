@@ -30,7 +30,7 @@ def main(params):
             ip = location.check_ipv4(raw)
         except ValueError as exc:
             raise InputError(str(exc))
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL)
     try:
         resp = http.get(API, params={"ip": ip} if ip else None, deadline=deadline, ajax=True, check=False,
                         timeout=deadline.timeout(20), referer="https://ip9.com.cn/")

@@ -69,7 +69,7 @@ def main(params):
         raise InputError("days 只能是 today、7、15 或 30，收到的是 %s" % days)
     if not city:
         raise InputError("city 不能为空：请给城市拼音（如 hefei）或中文名（如 合肥）")
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL)
     resolved = None
     name = None
     if CJK.search(city):

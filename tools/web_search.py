@@ -18,6 +18,7 @@ same search for a browser) and ``errors`` (why earlier engines failed, when any 
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import runtime as rt  # noqa: E402
+from xlakit import http  # noqa: E402
 from xlakit.errors import InputError, ToolError  # noqa: E402
 from xlakit.web import search as engine_chain  # noqa: E402
 
@@ -34,7 +35,7 @@ def main(params):
     if len(query) > MAX_QUERY:
         raise InputError("query 太长（%d 字），最多 %d 字。请只保留关键的几个词" % (len(query), MAX_QUERY))
     limit = rt.clamp(params, "limit", MAX_LIMIT, 1)
-    deadline = rt.deadline.sub(OVERALL)
+    deadline = http.call_deadline(rt.deadline, OVERALL)
     found = engine_chain.search(query, limit or 8, deadline)
     errors = [{"engine": e["engine"], "error": e["error"]} for e in found["errors"]]
     if not found["engine"]:

@@ -15,7 +15,12 @@ that on top of ``http.client``:
   kuaidi.com hand out their cookies on the home page);
 - redirects followed by hand (final ``url`` and ``history`` visible, a loop limit);
 - one time limit per request, itself bounded by the tool's deadline (anything with
-  ``remaining()``), enforced on DNS, connect and every read, so a slow-drip server cannot hold us;
+  ``remaining()``), enforced on DNS, connect and every read and send as the time left of the
+  whole request (``TimedSocket``), so a server that drips its headers or body cannot hold us;
+  ``call_deadline`` gives a tool call its one budget for every request and fallback;
+- the address policy (``xlakit/net/policy.py``): no connection to loopback, LAN, CGNAT,
+  link-local (cloud metadata), multicast or reserved addresses, checked on the written host and
+  on the address actually connected, on every hop; ``net_allow`` in the settings opts hosts in;
 - a download cap that stops reading (wire bytes and decompressed bytes: no gzip bombs);
 - charset from BOM, the ``Content-Type`` header, ``<meta>``/XML declaration, then UTF-8, then
   GB18030 (gb2312/gbk labels are read as GB18030, their superset);
@@ -30,7 +35,7 @@ that on top of ``http.client``:
   (``*.example.com`` or ``.example.com`` for subdomains) that go direct. Absent or empty: direct;
 - Chinese errors (``NetError`` with ``kind``): ``offline``, ``dns``, ``refused``, ``timeout``,
   ``reset``, ``tls``, ``proxy``, ``http``, ``too_big``, ``redirects``, ``url``, ``decode``,
-  ``config``.
+  ``config``, ``blocked`` (the address policy).
 
 Test seam ``XLA_NET_MAP``: a JSON object mapping an origin to a base URL, e.g.
 ``{"https://www.baidu.com": "http://127.0.0.1:8123"}``. It works like a DNS override with a scheme:
@@ -61,9 +66,11 @@ from .net.charset import decode_body, header_charset, normalize_charset  # noqa:
 from .net.errors import (_OFFLINE_ERRNOS, _RESET_ERRNOS, NetError, _fmt_bytes, _offline_error,  # noqa: F401
                          _timeout_error, status_text)
 from .net.response import Response, _CookieResponse, _Decoder, _Headers, is_text_type  # noqa: F401
-from .net.route import _DEFAULT_PORTS, Proxy, load_proxy, map_target, settings_path  # noqa: F401
+from .net import policy
+from .net.policy import forbidden_reason  # noqa: F401 - public surface
+from .net.route import _DEFAULT_PORTS, Proxy, load_proxy, map_rule, map_target, settings_path  # noqa: F401
 from .net.sockets import (_Conn, _connect, _http_connect_tunnel, _is_ip, _resolve,  # noqa: F401
-                          _wrap_tls, dns_error, socks5_handshake, ssl_context)
+                          _wrap_tls, arm, dns_error, socks5_handshake, ssl_context)
 
 DEFAULT_TIMEOUT = 15.0          # seconds for one request (connect to last byte) unless told
 DEFAULT_MAX_BYTES = 5_000_000   # download cap of one response body
@@ -174,13 +181,16 @@ class Session(object):
 
     def request(self, method, url, params=None, data=None, json_body=None, headers=None, referer=None,
                 timeout=None, max_bytes=DEFAULT_MAX_BYTES, allow_truncated=False, check=True, ajax=False,
-                allow_redirects=True, binary_max_bytes=None, _warm=True):
+                allow_redirects=True, binary_max_bytes=None, partial_on_timeout=False, _warm=True):
         """Send one request, follow redirects, return a ``Response``.
 
         ``check`` raises NetError(kind="http") for a final status >= 400 (its ``response`` keeps
         the page); ``max_bytes`` caps the body (``allow_truncated`` keeps the first part instead
         of failing); ``ajax`` sends the headers of a page's XHR (JSON Accept, X-Requested-With);
-        ``timeout`` bounds the whole request including redirects, never beyond the deadline."""
+        ``timeout`` bounds the whole request including redirects, never beyond the deadline;
+        ``partial_on_timeout`` returns what the final answer's body had brought when that time ran
+        out (``truncated`` and ``timed_out`` set) instead of a timeout error. Every hop's address
+        is checked by the address policy (``xlakit.net.policy``)."""
         if _warm and not self._warmed:
             self.warm()
         started = time.monotonic()
@@ -205,7 +215,7 @@ class Session(object):
         seen = {}
         while True:
             resp = self._one(method, url, body, hdrs, ref, ajax, end, limit, budget_bound, max_bytes,
-                             allow_truncated, started, history, binary_max_bytes)
+                             allow_truncated, started, history, binary_max_bytes, partial_on_timeout)
             location = resp.headers.get("Location")
             if not (allow_redirects and resp.status in (301, 302, 303, 307, 308) and location):
                 break
@@ -327,11 +337,18 @@ class Session(object):
             merged.append(("Content-Length", str(len(body))))
         return merged
 
-    def _socket_factory(self, route, url, end, limit, budget_bound):
-        """A function that opens the socket for ``route`` when http.client asks for it."""
+    def _socket_factory(self, route, url, end, limit, budget_bound, mapped=False, via=None):
+        """A function that opens the socket for ``route`` when http.client asks for it.
+
+        Unless the route comes from an XLA_NET_MAP rule (``mapped``: the operator chose where it
+        goes), every address the target resolves to is checked by the address policy and the
+        socket connects only to those (see ``xlakit.net.policy``). Through a proxy that
+        resolves names (socks5h, HTTP) the proxy connects: only the written host was checked,
+        in ``_one``; with socks5 the name is resolved here and its addresses are checked."""
         t_scheme, t_host, t_port, _ = route
         logical = self._host(url).lower()
         proxy = self.proxy if self.proxy and not (self.proxy.bypass(logical) or self.proxy.bypass(t_host)) else None
+        check = None if mapped else (lambda address: policy.check_address(address, t_host, url, via))
 
         def left():
             remaining = end - time.monotonic()
@@ -341,11 +358,11 @@ class Session(object):
 
         def factory():
             if proxy is None:
-                sock = _connect(t_host, t_port, left(), url)
+                sock = _connect(t_host, t_port, left(), url, check=check, end=end)
             else:
                 label = "代理服务器 %s（%s 里的 proxy）" % (proxy.label, settings_path())
                 try:
-                    sock = _connect(proxy.host, proxy.port, left(), url, what=label)
+                    sock = _connect(proxy.host, proxy.port, left(), url, what=label, end=end)
                 except NetError as exc:
                     if exc.kind in ("refused", "timeout", "dns", "offline"):
                         raise NetError("无法连接%s：%s。请确认代理软件正在运行，或删掉这项设置直接联网" % (
@@ -356,7 +373,10 @@ class Session(object):
                     if proxy.scheme.startswith("socks"):
                         host = t_host
                         if proxy.scheme == "socks5" and not _is_ip(host):
-                            host = _resolve(host, t_port, left(), url)[0][4][0]
+                            found = _resolve(host, t_port, left(), url)
+                            for item in found if check is not None else ():
+                                check(item[4][0])
+                            host = found[0][4][0]
                         socks5_handshake(sock, host, t_port, proxy.user, proxy.password,
                                          remote_dns=True, label=label)
                     elif t_scheme == "https":
@@ -378,12 +398,16 @@ class Session(object):
         return factory, proxy
 
     def _one(self, method, url, body, extra, referer, ajax, end, limit, budget_bound, max_bytes,
-             allow_truncated, started, history, binary_max_bytes=None):
-        """One hop: connect (or reuse), send, read the capped body, store cookies."""
+             allow_truncated, started, history, binary_max_bytes=None, partial_on_timeout=False):
+        """One hop: check the address, connect (or reuse), send, read the capped body, store
+        cookies."""
         parts = urllib.parse.urlsplit(url)
         scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
         port = parts.port or _DEFAULT_PORTS[scheme]
-        route = map_target(scheme, host, port)
+        route, rule = map_rule(scheme, host, port)
+        via = history[-1] if history else None
+        if rule != "exact":                 # an exact XLA_NET_MAP key is the operator's opt-in
+            policy.check_host(host, url, via)
         if route == "offline":
             raise _offline_error(url, "无法连接 %s" % host)
         t_scheme, t_host, t_port, prefix = route
@@ -392,7 +416,7 @@ class Session(object):
             path += "?" + parts.query
         path = prefix + path
         headers = self._headers_for(method, url, extra, referer, ajax, body)
-        factory, proxy = self._socket_factory(route, url, end, limit, budget_bound)
+        factory, proxy = self._socket_factory(route, url, end, limit, budget_bound, mapped=rule is not None, via=via)
         if proxy is not None and proxy.scheme == "http" and t_scheme == "http":
             path = "http://%s:%d%s" % (t_host, t_port, path)   # absolute-URI form for a plain proxy
             if proxy.user is not None:
@@ -406,7 +430,8 @@ class Session(object):
                 conn = _Conn(t_host, t_port, factory, timeout=max(0.05, end - time.monotonic()))
             try:
                 return self._exchange(conn, key, method, url, path, headers, body, end, limit, budget_bound,
-                                      max_bytes, allow_truncated, started, history, binary_max_bytes)
+                                      max_bytes, allow_truncated, started, history, binary_max_bytes,
+                                      partial_on_timeout)
             except _StaleConnection:
                 conn.close()
                 if not reused or method not in ("GET", "HEAD"):
@@ -416,30 +441,42 @@ class Session(object):
                 raise
 
     def _exchange(self, conn, key, method, url, path, headers, body, end, limit, budget_bound, max_bytes,
-                  allow_truncated, started, history, binary_max_bytes=None):
+                  allow_truncated, started, history, binary_max_bytes=None, partial_on_timeout=False):
         host = self._host(url)
+        phase = ["connect"]
+
+        def slow():
+            what = {"connect": "连接或加密握手没有完成", "send": "请求没有发送完",
+                    "headers": "网站没有发完回应头（连接已建立，回应一个字节一个字节地来得很慢，或根本不来）"}
+            detail = what.get(phase[0])
+            if history:
+                detail = "%s（此前已跟随 %d 次重定向）" % (detail, len(history))
+            return _timeout_error(url, host, limit, budget_bound, detail)
 
         def left():
             remaining = end - time.monotonic()
             if remaining <= 0.01:
-                raise _timeout_error(url, host, limit, budget_bound)
+                raise slow()
             return remaining
 
         try:
             if conn.sock is None:
                 conn.connect()
+            arm(conn.sock, end)
             conn.sock.settimeout(left())
+            phase[0] = "send"
             conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
             for k, v in headers:
                 conn.putheader(k, v)
             conn.endheaders(body)
+            phase[0] = "headers"
             resp = conn.getresponse()
         except NetError:
             raise
         except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             raise _StaleConnection()
         except socket.timeout:
-            raise _timeout_error(url, host, limit, budget_bound)
+            raise slow()
         except http.client.HTTPException as exc:
             raise NetError("%s 的回应不符合 HTTP 协议（%s），可能不是网站服务或连接被干扰" % (host, type(exc).__name__),
                            "reset", url)
@@ -486,11 +523,14 @@ class Session(object):
         out = []
         size = 0
         wire = 0
-        truncated = False
+        truncated = timed_out = False
         try:
             while True:
                 if conn.sock is not None:
-                    conn.sock.settimeout(left())
+                    remaining = end - time.monotonic()
+                    if remaining <= 0.01:
+                        raise socket.timeout("the overall deadline has passed")
+                    conn.sock.settimeout(remaining)
                 chunk = resp.read1(_CHUNK)
                 if not chunk:
                     break
@@ -514,7 +554,7 @@ class Session(object):
         except NetError:
             raise
         except socket.timeout:
-            raise _timeout_error(url, host, limit, budget_bound)
+            timed_out = True
         except http.client.IncompleteRead as exc:
             out.append(decoder.feed(exc.partial, None))
             raise NetError("%s 的回应在传输中途断开（只收到部分内容）。请稍后重试" % host, "reset", url)
@@ -523,6 +563,16 @@ class Session(object):
         except zlib.error:
             raise NetError("%s 声明了 %s 压缩，但内容无法解压" % (host, encoding), "decode", url)
         content = b"".join(out)
+        if timed_out:
+            resp.close()
+            conn.close()
+            got = "只收到 %s" % _fmt_bytes(wire) if wire else "正文一个字节也没有收到"
+            if declared:
+                got += "（声明共 %s）" % _fmt_bytes(declared)
+            if not partial_on_timeout or is_redirect:
+                raise _timeout_error(url, host, limit, budget_bound, "网站发送正文太慢，%s" % got)
+            return Response(status, resp.reason, url, headers_obj, content, time.monotonic() - started, list(history),
+                            truncated=True, wire_bytes=wire, timed_out="网站发送正文太慢，%s" % got)
         if truncated:
             resp.close()
             conn.close()
@@ -556,6 +606,16 @@ def get(url, deadline=None, mobile=False, **kw):
 def post(url, data=None, json=None, deadline=None, mobile=False, **kw):
     with Session(deadline=deadline, mobile=mobile) as s:
         return s.post(url, data=data, json=json, **kw)
+
+
+def call_deadline(deadline, overall=45.0, reserve=1.0):
+    """The network budget of one tool call: at most ``overall`` seconds, ending ``reserve``
+    seconds before ``deadline`` (the tool's ``rt.deadline``) so the Chinese answer is printed
+    before it, however slow every source was. Every request, redirect and fallback of the call
+    shares it (``Session(deadline=...)``, ``deadline.sub(...)`` for a part)."""
+    from .errors import Deadline
+    left = deadline.remaining()
+    return Deadline(max(0.0, min(overall, left - min(reserve, left * 0.2))))
 
 
 def host_of(url):

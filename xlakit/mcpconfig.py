@@ -4,12 +4,15 @@ Why: people paste a block into Claude Desktop, Cursor, Cherry Studio, VS Code or
 mistakes that break it are a relative or wrong interpreter (a desktop app's PATH is short) and a
 wrong path to ``xla.py``. Printed from the running interpreter and file, the block is right by
 construction, in a checkout and in an installed package alike (the package's own ``xla.py``).
+Under ``uvx`` / ``pipx run`` the interpreter sits in a throwaway cache, so the block names the
+runner instead (``uvx xla-tools mcp``) and the note on stderr says why.
 
 The command is ``<this python> -X utf8 <absolute xla.py> mcp``; the env is what the host gives a
 tool (PATH, HOME, PYTHONPATH = the pydeps folder), so tools started by the client find the same
 programs and libraries as in a terminal. Only the JSON goes to stdout; where to paste it goes to
 stderr."""
 import os
+import shutil
 import sys
 
 from . import manifest as xla_manifest
@@ -30,14 +33,34 @@ CLIENTS = {
 }
 
 
-def server_entry(root=None, python=None, extra_args=()):
-    """command/args/env for this toolbox, all absolute."""
+def throwaway_runner(prefix=None):
+    """"uvx" or "pipx" when this interpreter lives in the throwaway environment ``uvx xla-tools``
+    / ``pipx run xla-tools`` made in their cache (a later cache clean or upgrade deletes it, and a
+    block naming its paths stops working), else None."""
+    path = os.path.realpath(prefix or sys.prefix).replace("\\", "/").lower() + "/"
+    uv_cache = (os.environ.get("UV_CACHE_DIR") or "").replace("\\", "/").lower().rstrip("/")
+    if (uv_cache and path.startswith(uv_cache + "/")) or ("/uv/" in path and "/archive-v" in path):
+        return "uvx"
+    if "/pipx/" in path and "/.cache/" in path:
+        return "pipx"
+    return None
+
+
+RUNNERS = {"uvx": ["xla-tools", "mcp"], "pipx": ["run", "xla-tools", "mcp"]}
+
+
+def server_entry(root=None, python=None, extra_args=(), prefix=None):
+    """command/args/env for this toolbox, all absolute; under ``uvx`` / ``pipx run`` the command
+    that makes the environment again (``uvx xla-tools mcp``) instead of paths inside it."""
     root = os.path.abspath(root or xla_manifest.root_dir())
     script = os.path.join(root, "xla.py")
     python = os.path.abspath(python or sys.executable)
     home = home_dir()
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home,
            "PYTHONPATH": xla_manifest.pydeps_dir(root, home)}
+    runner = throwaway_runner(prefix)
+    if runner is not None:
+        return {"command": shutil.which(runner) or runner, "args": RUNNERS[runner] + list(extra_args), "env": env}
     return {"command": python, "args": ["-X", "utf8", script, "mcp"] + list(extra_args), "env": env}
 
 
@@ -49,5 +72,12 @@ def config_block(client, root=None, python=None, extra_args=()):
     return {key: {SERVER_KEY: entry}}
 
 
-def where(client):
-    return CLIENTS[client][2]
+def where(client, prefix=None):
+    """Where to paste the block (and, under uvx / pipx run, why the block names the runner)."""
+    runner = throwaway_runner(prefix)
+    if runner is None:
+        return CLIENTS[client][2]
+    return CLIENTS[client][2] + "。注意：现在是 %s 临时创建的环境，清理缓存后其中的路径会失效，所以配置里写的是 " \
+        "「%s %s」，每次由它重新准备环境；想固定安装可改用 %s" % (
+            "uvx" if runner == "uvx" else "pipx run", runner, " ".join(RUNNERS[runner]),
+            "uv tool install xla-tools" if runner == "uvx" else "pipx install xla-tools")

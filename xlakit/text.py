@@ -58,12 +58,8 @@ def detect(raw):
         # one side. Chinese characters have no zero byte, so only the parity is telling.
         even, odd = head[0::2].count(0), head[1::2].count(0)
         for zeros, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-            if zeros >= 2 and other <= zeros * 0.02:
-                try:
-                    decode_prefix(head[:len(head) // 2 * 2], name)
-                    return name, "没有 BOM，但零字节都在同一侧，是 %s" % LABELS[name]
-                except UnicodeDecodeError:
-                    pass
+            if zeros >= 2 and other <= zeros * 0.02 and _utf16_evidence(head, zeros, name):
+                return name, "没有 BOM，但零字节都在同一侧，是 %s" % LABELS[name]
     if b"\x00" in head and len(head) >= 16:
         quads = [head[i::4].count(0) for i in range(4)]
         n = len(head) // 4
@@ -98,6 +94,39 @@ def detect(raw):
     if codec == "gb18030":
         return codec, "不是 UTF-8，按字节统计是中文 Windows 常用的 GBK/GB18030"
     return codec, "不是 UTF-8，按字节统计最像 %s" % LABELS.get(codec, codec)
+
+
+def _utf16_evidence(head, zeros, name):
+    """Whether zero bytes all on one side of ``head`` really mean UTF-16 without a BOM, and are
+    not a few stray NULs in UTF-8/GBK text (a broken export pads a field with them; taken for
+    UTF-16 the whole file turned to garbage). Real evidence: the zeros keep up the alternating
+    pattern across the sample (ASCII characters, delimiters and line ends in UTF-16 carry one:
+    a tenth of the code units or more), or the text decodes as UTF-16 into real characters while
+    the bytes without their NULs are no UTF-8."""
+    try:
+        text = decode_prefix(head[:len(head) // 2 * 2], name)
+    except UnicodeDecodeError:
+        return False
+    if zeros * 20 >= len(head):
+        return True
+    try:
+        decode_prefix(head.replace(b"\x00", b""), "utf-8")
+        return False                    # UTF-8 text with stray NULs
+    except UnicodeDecodeError:
+        pass
+    odd = sum(1 for ch in text[:8192] if unicodedata.category(ch) in ("Co", "Cn", "Cs") or
+              (ch < " " and ch not in "\t\r\n"))
+    return odd * 100 <= len(text[:8192])
+
+
+def stray_nuls(text, codec):
+    """How many NUL characters text decoded as ``codec`` carries as noise: none for UTF-16/32
+    (their zeros are part of the characters), and only when they are few (a binary file is full
+    of them): at most one character in a hundred. 0 otherwise."""
+    if codec.startswith(("utf-16", "utf-32")):
+        return 0
+    n = text.count("\x00")
+    return n if n * 100 <= len(text) else 0
 
 
 def detect_encoding(raw):

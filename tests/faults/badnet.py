@@ -7,7 +7,12 @@ byte a second; ``reset`` sends half a body and resets the connection (RST, ``SO_
 ``short_length`` declares 200,000 bytes, sends 3,000 and closes; ``gzip_forever`` streams a gzip
 body that never ends (chunked, zeros compress ~1000:1); ``redirect_loop`` answers every request
 with a 302 to itself; ``garbage`` sends 10 MB of random bytes as ``text/html``; ``tls_stall``
-takes the TLS ClientHello and never answers it (the origin is mapped with ``https://``).
+takes the TLS ClientHello and never answers it (the origin is mapped with ``https://``);
+``trickle_headers`` sends the status line and then its header lines a byte a second (a socket
+timeout per read never fires there either); ``trickle_redirects`` answers every request with a
+302 to the next hop, each answer trickled a byte every 50 ms (about 3 s a hop: ten hops would
+take 30 s); ``redirect_local`` redirects to the cloud metadata address 169.254.169.254, which the
+address policy must refuse.
 
 Every connection runs in its own daemon thread and ends when the client goes or :meth:`stop`.
 """
@@ -19,7 +24,7 @@ import time
 import zlib
 
 FAULTS = ("never", "stall_headers", "trickle", "reset", "short_length", "gzip_forever", "redirect_loop",
-          "garbage", "tls_stall")
+          "garbage", "tls_stall", "trickle_headers", "trickle_redirects", "redirect_local")
 HEAD = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n"
 BODY = ("<html><head><title>页面</title></head><body>" + "<p>内容内容内容内容内容</p>" * 400).encode("utf-8")
 
@@ -118,6 +123,33 @@ class BadNet(object):
                 if self.stopped.wait(1.0):
                     return
                 conn.sendall(BODY[i % len(BODY):i % len(BODY) + 1])
+
+    def _drip(self, conn, data, interval):
+        for i in range(len(data)):
+            if self.stopped.wait(interval):
+                return False
+            conn.sendall(data[i:i + 1])
+        return True
+
+    def _trickle_headers(self, conn):
+        if self._request(conn):
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            self._drip(conn, b"Content-Type: text/html; charset=utf-8\r\nX-Slow: " + b"a" * 200000, 1.0)
+
+    def _trickle_redirects(self, conn):
+        hop = 0
+        while not self.stopped.is_set():
+            if not self._request(conn):
+                return
+            hop += 1
+            head = ("HTTP/1.1 302 Found\r\nLocation: /hop/%d\r\nContent-Length: 0\r\n\r\n" % hop).encode()
+            if not self._drip(conn, head, 0.05):
+                return
+
+    def _redirect_local(self, conn):
+        if self._request(conn):
+            conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/meta-data/\r\n"
+                         b"Content-Length: 0\r\n\r\n")
 
     def _reset(self, conn):
         if self._request(conn):

@@ -10,10 +10,14 @@ tool writing the same file), so every writer goes through :func:`atomic_write`:
    later save its stale copy over ours;
 3. a backup of the old file into ``~/.xla/backup/`` with **retention**: the newest
    :data:`KEEP_PER_FILE` copies per file and at most :data:`MAX_BACKUP_BYTES` in all, the oldest
-   pruned first;
+   pruned first; no second copy when the newest backup already holds the same bytes (a retried
+   write must not push the real older versions out). On Windows the kernel is asked first whether
+   the file can be replaced at all (:mod:`.winshare`: held open in Excel/WPS is said before any
+   backup is taken);
 4. the new content in a file of its own in the same folder (same file system, so the replace is
-   atomic), flushed and fsynced, the old file's permission bits copied, then put in place with one
-   rename; on any error the new file goes and the old file is untouched.
+   atomic; hidden on Windows), flushed and fsynced, the old file's permission bits copied, then put
+   in place with one rename (on Windows with a short retry of passing sharing violations,
+   :func:`winshare.replace`); on any error the new file goes and the old file is untouched.
 
 Where the file goes is found the way the kernel finds it (``resolve.walk`` through
 ``paths.open_for_write``: every link followed by descriptor, the deny list judging the real
@@ -49,7 +53,7 @@ import sys
 import tempfile
 import time
 
-from . import paths, resolve
+from . import paths, resolve, winshare
 from ..errors import ToolError, os_error
 from .lock import FileLock
 
@@ -181,12 +185,19 @@ def backup_file(path, source_fd=None):
     without it ``path`` is opened. Names are ``YYYYmmdd-HHMMSS-micro_<key>_<name>`` so the copies of
     one file group by ``key`` and sort by time; after each copy the folder is pruned (see
     :func:`prune_backups`). The copy is made under a temp name and renamed when complete: a copy
-    cut short (a full disk, the kill) never carries a backup's name."""
+    cut short (a full disk, the kill) never carries a backup's name.
+
+    When the newest backup of this file already holds exactly its bytes, that copy is the answer
+    and nothing is copied: a write retried while Excel holds the file (or the same content saved
+    twice) must not push the real older versions out of the :data:`KEEP_PER_FILE` kept."""
     if source_fd is None:
         if not os.path.isfile(path):
             return None
         with open(path, "rb") as fh:
             return backup_file(path, fh.fileno())
+    same = newest_backup_if_same(path, source_fd)
+    if same:
+        return same
     folder = paths.backup_dir(create=True)
     sweep_stale_temps(folder)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
@@ -211,6 +222,32 @@ def backup_file(path, source_fd=None):
         raise
     prune_backups(keep=target)
     return target
+
+
+def _digest_fd(fd):
+    """SHA-256 of open file ``fd`` from its start (the position is left at the end)."""
+    h = hashlib.sha256()
+    os.lseek(fd, 0, os.SEEK_SET)
+    for block in iter(lambda: os.read(fd, 1 << 20), b""):
+        h.update(block)
+    return h.digest()
+
+
+def newest_backup_if_same(path, source_fd):
+    """The newest backup of ``path`` when it is byte-identical to the open file ``source_fd``
+    (same size, same SHA-256), else None."""
+    key = _key(path)
+    try:
+        size = os.fstat(source_fd).st_size
+        for _mtime, _name, full, bsize, bkey in _backups(paths.backup_dir()):
+            if bkey == key:
+                if bsize != size:
+                    return None
+                with open(full, "rb") as fh:
+                    return full if _digest_fd(fh.fileno()) == _digest_fd(source_fd) else None
+    except OSError:
+        return None
+    return None
 
 
 def _copy_fd(src, dst):
@@ -408,6 +445,7 @@ class NewFile(object):
                 break
             else:
                 raise FileExistsError(errno.EEXIST, "no free temp name", target.folder)
+            winshare.hide(os.path.join(target.folder, self.name))
         if proc:
             self.path = "%s/%d" % (_PROC_FD, self.fd)
         else:
@@ -466,7 +504,14 @@ class NewFile(object):
                     continue
                 self.name = name
                 break
-        t.rename(self.name, t.name)
+        if t.parent_fd is None:
+            # by name (Windows): the replaced file's attributes, and passing sharing violations
+            # (scanners, the indexer, OneDrive) retried; a lasting hold is said in Chinese
+            tmp = os.path.join(t.folder, self.name)
+            winshare.unhide_like(tmp, t.st)
+            winshare.replace(tmp, os.path.join(t.folder, t.name))
+        else:
+            t.rename(self.name, t.name)
         self.name = None
 
     def copy_over(self, old_fd):
@@ -551,6 +596,8 @@ def _atomic_write(path, write, backup):
     with paths.open_for_write(path, create=True) as target:
         old = _check_existing(target)
         check_not_open(target.real)
+        if old is not None:             # held open in Excel/WPS (Windows): say so before writing anything
+            winshare.check_replaceable(target.real)
         try:
             if target.parent_fd is not None:
                 dfd = target.folder_fd()
@@ -569,6 +616,8 @@ def _atomic_write(path, write, backup):
                 new.sync()
                 saved = None
                 old_fd = None
+                if old is not None:     # and again right before the backup (1 ms; it may have been opened
+                    winshare.check_replaceable(target.real)     # meanwhile), before we hold it open ourselves
                 if old is not None and (backup or old.st_nlink > 1):
                     old_fd = target.open(target.name, os.O_RDWR if old.st_nlink > 1 else os.O_RDONLY)
                 try:
@@ -579,6 +628,9 @@ def _atomic_write(path, write, backup):
                     if old is not None and old.st_nlink > 1:
                         new.copy_over(old_fd)
                     else:
+                        if old_fd is not None and target.parent_fd is None:
+                            os.close(old_fd)    # Windows cannot replace a file this process holds open
+                            old_fd = None
                         new.keep_identity(old)
                         new.put_in_place()
                 finally:

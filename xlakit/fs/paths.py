@@ -26,6 +26,7 @@ import sys
 from .. import manifest
 from . import resolve
 from ..errors import InputError, ToolError, os_error
+from . import winpath
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IS_WINDOWS = os.name == "nt"
@@ -113,6 +114,11 @@ def known_folder(name):
         return None
     home = home_dir()
     candidates = []
+    if IS_WINDOWS:  # pragma: no cover - Windows only
+        # Windows knows where it put the folder (moved to D:\\桌面, redirected into OneDrive)
+        reported = winpath.known_folders().get(key)
+        if reported:
+            return reported
     if IS_WINDOWS and key in ("desktop", "documents", "pictures"):  # pragma: no cover - Windows only
         for var in ("OneDrive", "OneDriveConsumer", "OneDriveCommercial"):
             base = os.environ.get(var)
@@ -126,6 +132,8 @@ def known_folder(name):
     for path in candidates:
         if os.path.isdir(path):
             return path
+    if IS_WINDOWS:  # pragma: no cover - never create a guessed Desktop that Windows does not show
+        return None
     return os.path.join(home, _ENGLISH[key])
 
 
@@ -141,6 +149,9 @@ def _known_folder_prefix(path):
         return None
     folder = known_folder(parts[0])
     if folder is None:
+        if IS_WINDOWS and FOLDER_ALIASES.get(parts[0].strip().lower()):  # pragma: no cover - Windows only
+            raise ToolError("没能从 Windows 查到「%s」文件夹在哪里，为免写到看不见的位置，工具没有保存。"
+                            "请写出完整路径（例如 D:\\桌面\\报表.xlsx），或只写文件名保存到工作空间" % parts[0])
         return None
     return os.path.join(folder, *parts[1:]) if len(parts) > 1 else folder
 
@@ -172,6 +183,8 @@ def expand(path, param="path"):
 def absolute(path, param="path", create_workspace=False):
     """Absolute, normalised path; relative ones live in the workspace."""
     path = expand(path, param)
+    if IS_WINDOWS:  # pragma: no cover - Windows only: \\?\, UNC admin shares, 8.3 names -> one drive path
+        path = winpath.long_path(winpath.canonical(path))[0]
     if not os.path.isabs(path):
         path = os.path.join(workspace_dir(create=create_workspace), path)
     return os.path.normpath(path)
@@ -244,6 +257,7 @@ def open_for_write(path, create=False, follow_final=True):
     returns the open :class:`resolve.Walked` (a context manager). With ``create``, missing parent
     folders are made only after the check, and the walk that makes them must end where the
     checked one did (else someone changed the path meanwhile: refused)."""
+    _check_windows_form(path)           # before the walk: CON, a data stream... are not paths to follow
     target = resolve.walk(path, follow_final=follow_final)
     try:
         check_write_allowed(path, real=target.real)
@@ -303,9 +317,7 @@ _HOME_FOLDERS = (
 _SYSTEM_POSIX = ("/etc", "/bin", "/sbin", "/usr", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
                  "/var", "/root", "/sys", "/proc", "/dev", "/snap", "/run", "/srv", "/System", "/Library",
                  "/private/etc", "/private/var", "/Applications", "/Users/Shared/Library")
-_SYSTEM_WINDOWS_VARS = ("SYSTEMROOT", "WINDIR", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
-                        "PROGRAMDATA")
-_SYSTEM_WINDOWS = ("C:/Windows", "C:/Program Files", "C:/Program Files (x86)", "C:/ProgramData")
+# Windows' system folders, Startup and AppData: winpath.deny_reason (asked from Windows, not guessed).
 # Folders under /var and similar that are ordinary places to write.
 _SYSTEM_EXCEPTIONS = ("/var/tmp", "/var/folders", "/private/var/folders", "/private/var/tmp")
 # Removable drives are mounted under /run/media/<user> on Fedora/Arch desktops: users save there.
@@ -314,6 +326,8 @@ _MOUNT_EXCEPTIONS = ("/run/media",)
 
 def _norm(path):
     """Comparable form: forward slashes, no trailing slash, case folded where the FS ignores case."""
+    if IS_WINDOWS:  # pragma: no cover - Windows only: every spelling of a path compares as one
+        return winpath.comparable(path)
     path = os.path.normpath(path).replace("\\", "/")
     if len(path) > 1:
         path = path.rstrip("/")
@@ -443,12 +457,21 @@ def deny_reason(path, real=None):
     ``path`` is absolute. Both the path as written and its real target are checked; ``real`` is
     that target when the caller has walked it already (``resolve.walk``), else it is found here
     with :func:`_strict_real`, which refuses what it cannot follow. The git rule then looks at
-    the real path's folders on disk (:func:`_git_reason`)."""
+    the real path's folders on disk (:func:`_git_reason`). On Windows a form that cannot be
+    written safely (a data stream, a device name, ``\\\\.\\``) is refused first, and where the
+    kernel says the path leads (:func:`winpath.final_path`) is checked too."""
+    final = None
+    if IS_WINDOWS:  # pragma: no cover - Windows only
+        # the kernel's final path has long names only, so 8.3 names are checked through it
+        final = winpath.final_path(path)
+        form = winpath.refusal(path, short_names_expanded=final is not None)
+        if form:
+            return form
     if real is None:
         real, problem = _strict_real(path)
         if problem:
             return problem
-    for candidate in dict.fromkeys([os.path.normpath(path), real]):
+    for candidate in dict.fromkeys(c for c in (os.path.normpath(path), real, final) if c):
         reason = _deny_one(candidate)
         if reason:
             return reason
@@ -544,6 +567,8 @@ def _deny_one(path):
     norm = _norm(path)
     home = _norm(home_dir())
     homes = {home, _norm(_real(home_dir()))}
+    if IS_WINDOWS and winpath.known_folders().get("profile"):  # pragma: no cover - the real profile too
+        homes.add(_norm(winpath.known_folders()["profile"]))
     parts = norm.split("/")
     if ".git" in parts[:-1] or (parts and parts[-1] == ".git"):
         return "这是 git 仓库的内部目录（.git：钩子脚本和配置会在执行 git 命令时运行）"
@@ -590,20 +615,8 @@ def _deny_one(path):
         for folder in _path_folders():
             if _inside(norm, folder):
                 return "这是命令搜索路径 PATH 里的文件夹（%s）：放进去的文件会被当作命令执行" % folder
-    if IS_WINDOWS:  # pragma: no cover - Windows only
-        roots = set(_norm(p) for p in _SYSTEM_WINDOWS)
-        for var in _SYSTEM_WINDOWS_VARS:
-            if os.environ.get(var):
-                roots.add(_norm(os.environ[var]))
-        appdata = os.environ.get("APPDATA")
-        if appdata:
-            startup = _norm(os.path.join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
-            if _inside(norm, startup):
-                return "这是 Windows 开机启动文件夹，放进去的文件会在开机时运行"
-        for root in roots:
-            if _inside(norm, root):
-                return "这是系统文件夹（%s）" % root
-        return None
+    if IS_WINDOWS:  # pragma: no cover - Windows only: system, Startup and AppData as Windows reports them
+        return winpath.deny_reason(norm, winpath.known_folders())
     temp = _temp_roots()
     if any(_inside(norm, t) for t in temp):
         return None
@@ -624,9 +637,19 @@ _HOME_RULE_FOLDERS = (
     ("Library", "macOS 的程序库目录 ~/Library：登录项、后台服务、程序配置都在这里"),
     ("AppData", "Windows 的程序数据目录 AppData：开机启动项、程序配置都在这里"),
 )
-# Files that run when opened or at login wherever they lie (shortcuts, scripts, desktop entries).
-_RUNNABLE_SUFFIXES = (".lnk", ".url", ".desktop", ".bat", ".cmd", ".ps1", ".psm1", ".psd1", ".vbs", ".vbe",
-                      ".jse", ".wsf", ".wsh", ".hta", ".scr", ".pif", ".scf", ".command", ".reg")
+# Files that run when opened or at login wherever they lie (shortcuts, scripts, desktop entries),
+# programs and libraries Windows loads from the folder they sit in (a DLL beside an installer in
+# Downloads is loaded by it), installers, and the types Windows Script Host, Java, the Python
+# launcher, the control panel and MMC run on a double click. Ordinary office files (.xlsx .docx
+# .csv .txt .md .pdf, macro workbooks too) stay writable everywhere: they open in an editor.
+_RUNNABLE_SUFFIXES = (".lnk", ".url", ".desktop", ".bat", ".cmd", ".ps1", ".psm1", ".psd1", ".ps1xml", ".psc1",
+                      ".vbs", ".vbe", ".vb", ".vbscript", ".js", ".jse", ".wsf", ".wsh", ".wsc", ".ws", ".sct",
+                      ".hta", ".scr", ".pif", ".scf", ".command", ".reg", ".inf", ".ins", ".isp", ".job",
+                      ".exe", ".com", ".msi", ".msp", ".mst", ".dll", ".sys", ".cpl", ".msc", ".ocx", ".xll",
+                      ".jar", ".py", ".pyw", ".pyc", ".pyo", ".pyz", ".pyzw", ".chm", ".gadget", ".application",
+                      ".appref-ms", ".library-ms", ".settingcontent-ms", ".searchconnector-ms", ".search-ms",
+                      ".shb", ".shs", ".msh", ".msh1", ".msh2", ".mshxml", ".msh1xml", ".msh2xml",
+                      ".appx", ".appxbundle", ".msix", ".msixbundle")
 _RUNNABLE_NAMES = ("autorun.inf", "desktop.ini")
 # PowerShell reads its profile from these folders inside the (possibly moved) Documents folder.
 _POWERSHELL_FOLDERS = ("windowspowershell", "powershell")
@@ -635,7 +658,8 @@ _POWERSHELL_FOLDERS = ("windowspowershell", "powershell")
 def _deny_by_kind(norm):
     name = norm.rsplit("/", 1)[-1].lower()
     if name.endswith(_RUNNABLE_SUFFIXES) or name in _RUNNABLE_NAMES:
-        return "这是快捷方式、脚本或启动项类型的文件（%s），打开或登录时会被执行；这类文件只能保存在工作空间里" % name
+        return ("这是快捷方式、脚本、程序或启动项类型的文件（%s），双击打开、登录或被别的程序加载时会被执行；"
+                "这类文件只能保存在工作空间里" % name)
     parts = norm.lower().split("/")
     docs = _norm(known_folder("documents") or "").lower()
     for i, part in enumerate(parts[:-1]):
@@ -665,9 +689,19 @@ def _norm_name(name):
     return name.lower() if (IS_WINDOWS or IS_MAC) else name
 
 
+def _check_windows_form(path):
+    """On Windows, refuse a name Windows reads as something else (a device, a data stream, a
+    device or volume path) as an input error, before anything tries to follow it."""
+    if IS_WINDOWS:  # pragma: no cover - Windows only
+        form = winpath.refusal(path, short_names_expanded=winpath.final_path(path) is not None)
+        if form:
+            raise InputError("不能写入 %s：%s" % (path, form))
+
+
 def check_write_allowed(path, real=None):
     """Raise a Chinese ToolError when ``path`` (absolute) lies in a denied place (``real``: where
     it really leads, when the caller walked it)."""
+    _check_windows_form(path)
     reason = deny_reason(path, real)
     if reason:
         raise ToolError("不允许写入 %s：%s。为了保护你的电脑，工具不会改动这类位置。请换一个位置保存，"

@@ -59,9 +59,11 @@ def _offline_error(url, detail):
                     "offline", url)
 
 
-def _timeout_error(url, host, seconds, budget_spent=False):
+def _timeout_error(url, host, seconds, budget_spent=False, detail=None):
+    """The Chinese timeout sentence; ``detail`` says what was slow and what had arrived."""
+    why = "：%s" % detail if detail else ""
     if budget_spent:
-        return NetError("时间用完了：访问 %s 时已到本次调用的时间上限，没有等到回应。网络较慢时请稍后重试" % host,
+        return NetError("时间用完了：访问 %s 时已到本次调用的时间上限，没有等到完整的回应%s。网络较慢时请稍后重试" % (host, why),
                         "timeout", url)
-    return NetError("访问 %s 超时（%.0f 秒内没有完成）：网络很慢或网站没有响应。请稍后重试，或换一个来源" % (
-        host, max(1, seconds)), "timeout", url)
+    return NetError("访问 %s 超时（%.0f 秒内没有完成%s）：网络很慢或网站没有响应。请稍后重试，或换一个来源" % (
+        host, max(1, seconds), why), "timeout", url)

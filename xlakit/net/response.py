@@ -24,10 +24,12 @@ def is_text_type(content_type):
 class Response(object):
     """One finished request. ``url`` is the final (logical) address after redirects,
     ``history`` the addresses before it, ``content`` the decompressed body (at most the cap),
-    ``truncated`` True when the cap stopped the download (only with ``allow_truncated``)."""
+    ``truncated`` True when the cap stopped the download (only with ``allow_truncated``) or the
+    time ran out (only with ``partial_on_timeout``: then ``timed_out`` says, in Chinese, what was
+    slow and what was read; otherwise None)."""
 
     def __init__(self, status, reason, url, headers, content, elapsed, history, truncated=False,
-                 wire_bytes=0):
+                 wire_bytes=0, timed_out=None):
         self.status = status
         self.reason = reason
         self.url = url
@@ -37,6 +39,7 @@ class Response(object):
         self.history = history
         self.truncated = truncated
         self.wire_bytes = wire_bytes
+        self.timed_out = timed_out
         self._text = None
         self._encoding = None
         self._encoding_reason = None

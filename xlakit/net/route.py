@@ -51,21 +51,29 @@ def _net_map():
 def map_target(scheme, host, port):
     """Where a connection for the logical origin really goes: ``(scheme, host, port, prefix)``,
     or the string ``"offline"``. Without a matching XLA_NET_MAP rule: the origin itself."""
+    return map_rule(scheme, host, port)[0]
+
+
+def map_rule(scheme, host, port):
+    """``(target, rule)``: ``map_target``'s answer and which XLA_NET_MAP rule gave it: ``"exact"``
+    (the origin or host is a key), ``"*"`` (the catch-all) or None (no rule: the origin itself).
+    The address policy lets an exact key name a local address, never the catch-all."""
     rules = _net_map()
     if rules:
+        how = "exact"
         target = rules.get((scheme, host, port)) or rules.get((None, host, port))
         if target is None and port == _DEFAULT_PORTS.get(scheme):
             target = rules.get((None, host, None))
         if target is None:
-            target = rules.get("*")
+            target, how = rules.get("*"), "*"
         if target is not None:
             if target.lower() == "offline":
-                return "offline"
+                return "offline", how
             parts = urllib.parse.urlsplit(target)
             t_scheme = parts.scheme.lower()
             return (t_scheme, parts.hostname or "", parts.port or _DEFAULT_PORTS.get(t_scheme, 80),
-                    parts.path.rstrip("/"))
-    return scheme, host, port, ""
+                    parts.path.rstrip("/")), how
+    return (scheme, host, port, ""), None
 
 
 def settings_path():

@@ -14,6 +14,74 @@ import time
 
 from .errors import _OFFLINE_ERRNOS, _REFUSED_ERRNOS, NetError, _offline_error
 
+class TimedSocket(socket.socket):
+    """A socket whose every receive and send waits at most until ``xla_end`` (a
+    ``time.monotonic()`` value; None = only the socket's own timeout).
+
+    Why: a socket timeout is per call, and a server that trickles a byte a second resets it on
+    every byte, through the status line, each header line (http.client reads them one recv at a
+    time) and the body. Setting the remaining overall budget before each call makes the whole
+    exchange end on time, whatever reads it (http.client, the SOCKS5 and CONNECT handshakes).
+    ``TimedSSLSocket`` does the same after TLS is on; the handshake itself is bounded by the
+    timeout set before it (the ssl module keeps one deadline across the handshake's reads)."""
+
+    xla_end = None
+
+    def _xla_budget(self):
+        end = self.xla_end
+        if end is not None:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise socket.timeout("the overall deadline has passed")
+            socket.socket.settimeout(self, left)
+
+    def recv(self, *args):
+        self._xla_budget()
+        return socket.socket.recv(self, *args)
+
+    def recv_into(self, *args):
+        self._xla_budget()
+        return socket.socket.recv_into(self, *args)
+
+    def send(self, *args):
+        self._xla_budget()
+        return socket.socket.send(self, *args)
+
+    def sendall(self, *args):
+        self._xla_budget()
+        return socket.socket.sendall(self, *args)
+
+
+class TimedSSLSocket(ssl.SSLSocket):
+    """``TimedSocket`` for a TLS connection (the class ``_wrap_tls`` gives its context)."""
+
+    xla_end = None
+    _xla_budget = TimedSocket._xla_budget
+
+    def recv(self, *args):
+        self._xla_budget()
+        return ssl.SSLSocket.recv(self, *args)
+
+    def recv_into(self, *args):
+        self._xla_budget()
+        return ssl.SSLSocket.recv_into(self, *args)
+
+    def send(self, *args):
+        self._xla_budget()
+        return ssl.SSLSocket.send(self, *args)
+
+    def sendall(self, *args):
+        self._xla_budget()
+        return ssl.SSLSocket.sendall(self, *args)
+
+
+def arm(sock, end):
+    """Give ``sock`` (a Timed socket, or anything else: then nothing happens) the overall
+    deadline ``end`` for what follows, e.g. a kept-alive connection reused by a new request."""
+    if isinstance(sock, (TimedSocket, TimedSSLSocket)):
+        sock.xla_end = end
+
+
 def _is_ip(host):
     try:
         ipaddress.ip_address(host)
@@ -60,25 +128,40 @@ def dns_error(host, exc, url=None):
     return NetError("无法解析域名 %s（%s）。请检查网址和网络连接" % (host, exc), "dns", url)
 
 
-def _connect(host, port, timeout, url, what=None):
+def _connect(host, port, timeout, url, what=None, check=None, end=None):
     """A connected TCP socket to ``host:port``; errors in Chinese. ``what`` names the peer in
-    messages (the proxy, when connecting to one)."""
+    messages (the proxy, when connecting to one). ``check(address)`` (the address policy) is
+    called on every resolved address before the first connect (one refusal refuses the name)
+    and on the peer after it, so the socket is connected to exactly an address that was checked
+    and the name is never resolved a second time. ``end`` (a ``time.monotonic()`` value) arms
+    the socket's overall deadline (``TimedSocket``)."""
     start = time.monotonic()
     addrs = _resolve(host, port, timeout, url)
+    if check is not None:
+        for addr in addrs:
+            check(addr[4][0])
     last = None
     for family, socktype, proto, _, addr in addrs:
         left = timeout - (time.monotonic() - start)
         if left <= 0:
             break
-        sock = socket.socket(family, socktype, proto)
+        sock = TimedSocket(family, socktype, proto)
         try:
             sock.settimeout(left)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.connect(addr)
-            return sock
         except (OSError, socket.timeout) as exc:
             sock.close()
             last = exc
+            continue
+        sock.xla_end = end
+        if check is not None:
+            try:
+                check(sock.getpeername()[0])
+            except BaseException:
+                sock.close()
+                raise
+        return sock
     name = what or "%s:%d" % (host, port)
     if last is None or isinstance(last, socket.timeout):
         raise NetError("连接 %s 超时：网络不通或被防火墙拦截。请检查网络后重试" % name, "timeout", url)
@@ -205,8 +288,13 @@ def ssl_context():
 
 def _wrap_tls(sock, server_host, url, context=None):
     ctx = context or ssl_context()
+    if ctx.sslsocket_class is ssl.SSLSocket:
+        ctx.sslsocket_class = TimedSSLSocket
+    end = getattr(sock, "xla_end", None)
     try:
-        return ctx.wrap_socket(sock, server_hostname=server_host)
+        tls = ctx.wrap_socket(sock, server_hostname=server_host)
+        arm(tls, end)
+        return tls
     except ssl.SSLCertVerificationError as exc:
         sock.close()
         reason = getattr(exc, "verify_message", "") or str(exc)

@@ -11,7 +11,8 @@ from .. import progress
 from ..errors import ToolError
 from .formats._base import SheetInfo
 from .header import HEADER_SCAN_ROWS, Column, HeaderInfo, _norm_name, _unique_names, detect_header
-from .values import TotalsDetector, col_letter, display_text, is_note_row, letter_index, range_ref
+from .values import (TotalsDetector, col_letter, display_text, is_note_row, is_summary_label, is_summary_row,
+                     letter_index, range_ref)
 
 PROGRESS_ROWS = 1000         # a progress report every this many rows (small tables report nothing),
 PROGRESS_ROWS_UNSIZED = 5000  # every this many when the reader cannot say how many rows come (csv)
@@ -149,6 +150,7 @@ class Table(object):
         self.merged_data = [m for m in merges if m[2] >= self.data_start and (m[2] > m[0] or m[3] > m[1])]
         self.totals_rows = []
         self.totals_count = 0
+        self.summary_rows = []      # the footer's 平均/最高/占比 rows (also in totals_rows)
         self.note_rows = []
         self.rows_seen = 0
         self._by_name = {c.name: c for c in self.columns}
@@ -221,7 +223,9 @@ class Table(object):
         """Stream ``(row_number, values)`` of the data rows.
 
         Merged blocks inside the data are filled (every covered cell shows the block's value),
-        totals rows are recorded in ``totals_rows`` and not yielded unless ``include_totals``,
+        totals rows are recorded in ``totals_rows`` and not yielded unless ``include_totals``, and
+        so are the footer block's summary rows (平均 / 最高 / 占比 by ``values.FooterRun``'s rule,
+        also listed in ``summary_rows``; a run of them is held until a 合计, data or the end decides),
         lone footnote rows (``注：…``, ``制表人：…``) are recorded in ``note_rows`` and skipped.
         ``values`` may be shorter than the column count (missing cells are empty); the list may be
         modified by the caller only if it does not iterate again."""
@@ -233,6 +237,8 @@ class Table(object):
         rows = self._chain()
         total = None
         seen = self.rows_seen
+        summaries = {}                    # text -> "is a summary label" (平均, 最高…)
+        held, after_total = [], False
         for rownum, values in rows:
             seen += 1
             if not seen % PROGRESS_ROWS:
@@ -274,6 +280,13 @@ class Table(object):
                 hit = len(values) > 3 and values[0] is None and values[1] is None and values[2] is None \
                     and is_total(values)
             if hit:
+                if held:
+                    # 平均 / 最高 rows standing right above a 合计: footer, not data
+                    for item in self._footer(held):
+                        if include_totals:
+                            yield item
+                    held = []
+                after_total = True
                 self.totals_count += 1
                 if len(self.totals_rows) < 1000:
                     self.totals_rows.append(rownum)
@@ -282,8 +295,47 @@ class Table(object):
             elif skip_notes and values.count(None) == len(values) - 1 and is_note_row(values, width):
                 self.note_rows.append(rownum)
                 continue
+            else:
+                # the footer block's summary rows (FooterRun's rule, inline: this loop is hot)
+                for value in values[:3]:
+                    if value.__class__ is str:
+                        summary = summaries.get(value)
+                        if summary is None:
+                            summary = is_summary_label(value)
+                            if len(summaries) < 50000:
+                                summaries[value] = summary
+                        break
+                else:
+                    summary = values[:3].count(None) == 3 and is_summary_row(values)
+                if summary:
+                    if after_total:
+                        for item in self._footer([(rownum, values)]):
+                            if include_totals:
+                                yield item
+                    else:
+                        held.append((rownum, values))     # footer if a 合计 or the end follows
+                    continue
+                after_total = False
+                if held:
+                    for item in held:                    # a summary-looking row amid data: data
+                        yield item
+                    held = []
             yield rownum, values
+        if held:
+            for item in self._footer(held):             # summary rows ending the table: footer
+                if include_totals:
+                    yield item
         self.rows_seen = seen
+
+    def _footer(self, items):
+        """Record summary rows of the footer block (平均, 最高…) as held back with the totals."""
+        for rownum, values in items:
+            self.totals_count += 1
+            if len(self.totals_rows) < 1000:
+                self.totals_rows.append(rownum)
+            if len(self.summary_rows) < 1000:
+                self.summary_rows.append(rownum)
+            yield rownum, values
 
     def _row_total(self):
         """The sheet's last row as the reader declares it (0 when it cannot say cheaply: csv)."""
@@ -302,12 +354,21 @@ class Table(object):
     def row_warnings(self, include_totals=False):
         """Chinese notes about held-back totals rows, footnotes and filled merges (after a pass)."""
         out = []
-        if self.totals_count:
-            rows = "、".join(str(r) for r in self.totals_rows[:8]) + ("等" if self.totals_count > 8 else "")
+        summary = set(self.summary_rows)
+        count = self.totals_count - len(summary)
+        if count > 0:
+            listed = [r for r in self.totals_rows if r not in summary]
+            rows = "、".join(str(r) for r in listed[:8]) + ("等" if count > 8 else "")
             if include_totals:
                 out.append("第 %s 行是合计/小计行，按 include_totals=true 也计入了统计（注意可能重复计算）" % rows)
             else:
                 out.append("第 %s 行是合计/小计行，已排除（避免重复计算）；如需计入请传 include_totals=true" % rows)
+        if summary:
+            rows = "、".join(str(r) for r in self.summary_rows[:8]) + ("等" if len(summary) > 8 else "")
+            if include_totals:
+                out.append("第 %s 行是表尾的平均/最高/占比等汇总行，按 include_totals=true 也计入了统计" % rows)
+            else:
+                out.append("第 %s 行是表尾的平均/最高/占比等汇总行（不是数据），已排除" % rows)
         if self.note_rows:
             out.append("第 %s 行是表尾说明（如「注：」「制表人」），已跳过" % "、".join(str(r) for r in self.note_rows[:8]))
         if self.merged_data:

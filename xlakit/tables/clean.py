@@ -23,8 +23,7 @@ module counts the filled cells). Empty rows (also those empty only after cleanin
 request, empty columns (no header and no data) are dropped; footnote rows (``注：…``) are
 dropped; 合计/小计 rows are kept unless ``drop_totals``.
 
-Missing from ``values.py`` and written here: the invisible-character table, the strict "amount
-text" pattern (``values.parse_number`` accepts much more, by design, for sums), the code-column
+Missing from ``values.py`` and written here: the strict "amount text" pattern (``values.parse_number`` accepts much more, by design, for sums), the code-column
 name rule and Excel-serial dates.
 
 Pure: no file access, no runtime; ``deadline`` is any object with ``expired()``.
@@ -32,7 +31,7 @@ Pure: no file access, no runtime; ``deadline`` is any object with ``expired()``.
 import datetime
 import re
 
-from .values import CellShow, INVALID, col_letter, display, is_identifier_text, \
+from .values import CellShow, INVALID, INVISIBLE_TABLE, col_letter, display, is_identifier_text, \
     is_note_row, parse_date, to_decimal
 
 PREVIEW_ROWS = 5
@@ -44,14 +43,7 @@ CACHE_PER_COLUMN = 20000         # distinct texts per column whose cleaning is r
 # ---------------------------------------------------------------------------------------------
 # Invisible characters
 
-# removed: zero-width and direction marks, soft hyphen, BOM, word joiners, control characters
-_REMOVE = [0x00ad, 0x180e, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063,
-           0x2064, 0xfeff] + list(range(0x202a, 0x202f)) + list(range(0x2066, 0x206a)) + \
-    [c for c in range(0x20) if c not in (0x09, 0x0a, 0x0d)] + [0x7f]
-# made ordinary spaces: non-breaking and typographic spaces (the full-width space U+3000 is a
-# real character in Chinese text and is only trimmed at the ends)
-_SPACES = [0x00a0, 0x2007, 0x202f, 0x205f] + list(range(0x2000, 0x200b))
-INVISIBLE_TABLE = dict([(c, None) for c in _REMOVE] + [(c, " ") for c in _SPACES])
+# The table itself is values.INVISIBLE_TABLE, shared with the amount parser every tool uses.
 _SHOW_RE = re.compile("[%s]" % "".join(re.escape(chr(c)) for c in sorted(INVISIBLE_TABLE)))
 
 

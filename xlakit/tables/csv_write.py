@@ -18,14 +18,14 @@ import itertools
 import os
 import re
 import shutil
-from decimal import Decimal
 
 from .. import text as xtext
 from ..errors import ToolError
 from .aggregate import SkipLog, SumAgg
 from .cells import is_repeated_header
 from .target import real_kind
-from .values import INVALID, TotalsDetector, col_letter, decimal_out, is_note_row, to_decimal
+from .values import (INVALID, TotalsDetector, col_letter, decimal_out, is_note_row, is_summary_row, number_text_like,
+                     row_label, to_decimal)
 
 CSV_SAMPLE_BYTES = 256 * 1024
 BLOCK_RECORDS = 40          # a totals block (totals records, footer lines, blank lines) is short
@@ -159,7 +159,8 @@ def _scan_csv(path, target):
         values = [cell if cell.strip() else None for cell in record]
         if not any(v is not None for v in values):
             continue
-        if is_total(values) or is_note_row(values, width):
+        if is_total(values) or is_note_row(values, width) or is_summary_row(values):
+            # (a summary row read from the end is in a footer run that reaches the end: FooterRun)
             seen_block = True
             nonempty_after += 1
             continue
@@ -207,20 +208,6 @@ def _line_start(path, lines_from_end, ends_with_newline, unit, encoding):
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_NUMBER_TEXT = re.compile(r"^(\s*[￥¥$€£]?\s*)(-?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s*元?\s*)$")
-
-
-def _like(old, number):
-    """``number`` written the way ``old`` was: same currency sign or unit, thousands separators,
-    at least as many decimals. None when ``old`` is not a plain number written like that."""
-    m = _NUMBER_TEXT.match(old)
-    if not m:
-        return None
-    decimals = len(m.group(4) or "")
-    exponent = -number.normalize().as_tuple().exponent if isinstance(number, Decimal) else 0
-    decimals = max(decimals, exponent if exponent > 0 else 0)
-    spec = "%s.%df" % ("," if "," in m.group(3) else "", decimals)
-    return m.group(1) + format(number, spec) + m.group(5)
 
 
 def _update_totals(record, new_rows, number, updates):
@@ -228,7 +215,7 @@ def _update_totals(record, new_rows, number, updates):
     out = list(record)
     for c, cell in enumerate(record):
         old = to_decimal(cell) if cell.strip() else None
-        if old is None or old is INVALID or _like(cell, old) is None:
+        if old is None or old is INVALID or number_text_like(cell, old) is None:
             continue
         agg = SumAgg(SkipLog())
         agg.total = old
@@ -237,14 +224,15 @@ def _update_totals(record, new_rows, number, updates):
                 agg.add(row[c], 0)
         if not agg.n:
             continue
-        out[c] = _like(cell, agg.total)
+        out[c] = number_text_like(cell, agg.total)
         updates.append({"cell": "%s%d" % (col_letter(c), number), "kind": "value",
                         "old": decimal_out(old), "new": agg.result()})
     return out
 
 
-def _block_text(path, offset, layout, target, new_rows, first_number, updates):
-    """The totals block as it will follow the new rows: raw text, totals records updated."""
+def _block_text(path, offset, layout, target, new_rows, first_number, updates, stale=None):
+    """The totals block as it will follow the new rows: raw text, totals records updated; summary
+    records with numbers (平均, 最高: not a sum to extend) listed in ``stale``."""
     with open(path, "rb") as fh:
         fh.seek(offset)
         raw = fh.read()
@@ -265,6 +253,9 @@ def _block_text(path, offset, layout, target, new_rows, first_number, updates):
                     buf = io.StringIO()
                     csv.writer(buf, delimiter=target.delimiter, lineterminator="").writerow(new)
                     chunk = buf.getvalue() + (ending.group(1) if ending else "")
+            elif stale is not None and is_summary_row(values) and any(
+                    to_decimal(v) not in (None, INVALID) for v in values if v is not None):
+                stale.append({"row": number, "label": row_label(values).strip()})
             number += 1
         out.append(chunk)
     return "".join(out)
@@ -288,9 +279,10 @@ def write(path, tmp, mode, exists, target, head, rest, counter, info):
                                  target.append_encoding)
         if offset is not None:
             rows = list(rows)           # the totals need every new row; a ledger's append is small
-            updates = []
+            updates, stale = [], []
             try:
-                block = _block_text(path, offset, layout, target, rows, layout.data_count + len(rows) + 1, updates)
+                block = _block_text(path, offset, layout, target, rows, layout.data_count + len(rows) + 1, updates,
+                                    stale)
             except UnicodeDecodeError:
                 block = None
         with open(tmp, "wb") as out:
@@ -329,6 +321,8 @@ def write(path, tmp, mode, exists, target, head, rest, counter, info):
     if inserted:
         info["totals_updated"] = updates
         info["totals_moved"] = {"from": layout.data_count + 1, "to": layout.data_count + counter[0] + 1}
+        if stale:
+            info["totals_stale"] = stale
     elif appending and layout.block_line and counter[0]:
         info["after_totals"] = layout.data_count + 1          # position=end: the rows went below
 

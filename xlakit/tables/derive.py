@@ -156,9 +156,11 @@ def row_notes(table, totals_note):
     (which tells the model to pass include_totals=true) is replaced by ``totals_note``, a sentence
     with one ``%s`` for the row numbers, so no hint names a parameter the tool does not declare."""
     notes = table.row_warnings(False)
-    if table.totals_count and notes:
-        rows = "、".join(str(r) for r in table.totals_rows[:8]) + ("等" if table.totals_count > 8 else "")
-        notes[0] = totals_note % rows
+    summary = set(getattr(table, "summary_rows", None) or ())     # (their own line follows)
+    count = table.totals_count - len(summary)
+    if count > 0 and notes:
+        listed = [r for r in table.totals_rows if r not in summary]
+        notes[0] = totals_note % ("、".join(str(r) for r in listed[:8]) + ("等" if count > 8 else ""))
     return notes
 
 

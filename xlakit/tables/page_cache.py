@@ -11,7 +11,8 @@ CHUNK_ROWS rows, one line each) and ``<key>.json`` (row count, byte offset of ev
 merges, the reader's notes), written last, so an entry without it is incomplete and unused. The
 key hashes the file's real path, size and mtime (a saved file gets a new entry), the sheet and
 the readers' own code (a fixed reader never serves old cells). Cells are JSON with dates tagged
-(``{"d": "2024-01-05"}``); a sheet holding anything else is simply not cached.
+(``{"d": "2024-01-05"}``); a sheet holding anything else (elapsed ``Duration`` s among them) is
+simply not cached.
 
 Bounds: an entry stops being written past MAX_ENTRY bytes (the sheet is then paged the old way);
 entries not used for MAX_AGE seconds and the oldest ones beyond MAX_TOTAL bytes are removed
@@ -27,6 +28,7 @@ import tempfile
 import time
 
 from ..fs import paths
+from .values import Duration
 
 VERSION = 1
 CHUNK_ROWS = 256
@@ -176,6 +178,7 @@ class Recorder(object):
         self._size = 0
         self.count = 0
         self.alive = self._key is not None
+        self._durations = Duration.made
 
     def _open(self):
         """The temporary file, made when the first chunk is full (a small sheet never gets one
@@ -199,6 +202,11 @@ class Recorder(object):
 
     def _flush(self):
         if not self._buf or not self.alive:
+            return
+        if Duration.made != self._durations:
+            # an elapsed-time cell is a float to JSON: cached, it would come back without its
+            # 255:10:10 display, so such a sheet is paged the old way
+            self.abandon()
             return
         try:
             line = json.dumps(self._buf, ensure_ascii=False, separators=(",", ":"), default=_tag).encode(

@@ -3,13 +3,15 @@
 - column letters (``col_letter`` 0-based -> ``A``; ``letter_index`` / ``col_index`` back), the one
   helper for readers, writers and tools;
 - display: ``display`` (dates ``YYYY-MM-DD``, integral floats as ints, long digit strings as
-  typed), ``display_text``, ``shorten``, and :class:`CellShow`, the display of long cells in a
+  typed, elapsed ``Duration`` s as ``255:10:10``), ``display_text``, ``shorten``, and :class:`CellShow`, the display of long cells in a
   tool's answer (cut with "…", counted, a too-long row squeezed) for every table tool;
 - numbers: ``to_decimal`` / ``parse_number`` (money text such as ``￥1,234.50``, ``(300.00)``,
   ``1.2万``, ``12.5%``), ``INVALID`` for text that is not a number (skipped, never 0);
 - dates: ``parse_date``, ``date_format_label``;
 - totals and note rows: ``is_total_label`` (the one definition, also used by the writer),
-  ``TotalsDetector``, ``is_note_row``.
+  ``TotalsDetector``, ``is_note_row``; the footer block: ``is_summary_label`` (平均 / 最高 /
+  占比 / 备注 rows) and ``FooterRun`` (when such rows are footer); ``number_text_like`` (a new total
+  written like the old text one).
 
 Pure functions only: no file access, no runtime.
 """
@@ -62,6 +64,62 @@ def range_ref(min_row, min_col, max_row, max_col):
 
 
 # =============================================================================================
+# Elapsed durations
+
+class Duration(float):
+    """An elapsed time as a number of days (what Excel stores), shown the way its format shows
+    it: ``255:10:10`` for 10.632… days in ``[h]:mm:ss``, ``15310:10`` in ``[mm]:ss``.
+
+    Why a float: sums, averages, comparisons and writers keep treating it as the number it is;
+    only ``display`` gives the text the person sees. ``style`` is the elapsed pattern the reader
+    found (``h:mm:ss``, ``mm:ss``, ``s``, ``h:mm:ss.00``; the first part is the bracketed unit)."""
+
+    __slots__ = ("style",)
+    made = 0                # how many were made in this process: the page cache keeps none
+
+    def __new__(cls, days, style="h:mm:ss"):
+        self = float.__new__(cls, days)
+        self.style = style
+        Duration.made += 1
+        return self
+
+    def __reduce__(self):
+        return (Duration, (float(self), self.style))
+
+    def text(self):
+        return duration_text(float(self), self.style)
+
+
+def duration_text(days, style="h:mm:ss"):
+    """Days shown in an elapsed pattern (``h:mm:ss``, ``hh:mm``, ``mm:ss``, ``s``, ``h:mm:ss.0``):
+    the first part counts the whole duration in its unit, the later ones run 00-59; seconds are
+    rounded to the decimals shown, a pattern without seconds drops them (as Excel does)."""
+    head, _, frac = style.partition(".")
+    parts = [p for p in head.split(":") if p] or ["h"]
+    places = len(frac)
+    scale = 10 ** places
+    ticks = int(round(abs(days) * 86400 * scale))
+    secs, fraction = divmod(ticks, scale)
+    units = [p[0] for p in parts]
+    out = []
+    if units[-1] != "s":
+        secs -= secs % 60
+    rest = secs
+    for i, (part, unit) in enumerate(zip(parts, units)):
+        size = {"h": 3600, "m": 60, "s": 1}[unit]
+        if i == 0:
+            amount, rest = divmod(rest, size)
+            out.append(str(amount).rjust(len(part), "0"))
+        else:
+            amount, rest = divmod(rest, size)
+            out.append("%02d" % amount)
+    text = ":".join(out)
+    if places and units[-1] == "s":
+        text += "." + str(fraction).rjust(places, "0")
+    return ("-" if days < 0 and ticks else "") + text
+
+
+# =============================================================================================
 # Display: values as a person reads them
 
 def _clean_float(value):
@@ -98,6 +156,8 @@ def display(value):
         return "%02d:%02d:%02d" % (value.hour, value.minute, value.second)
     if isinstance(value, Decimal):
         return decimal_out(value)
+    if cls is Duration:
+        return value.text()
     if isinstance(value, (int, float, datetime.date, datetime.time)):   # subclasses
         return display(_plain(value))
     return str(value)
@@ -157,9 +217,23 @@ class _Invalid(object):
 
 INVALID = _Invalid()
 
+# Invisible characters, one table for every tool: clean_table removes them from any text, and
+# the amount parser below ignores them, so ``1,234.50`` with a zero-width space copied from a web
+# page or a chat is the same amount for calc, pivot, filter, lookup and reconcile as for clean.
+# Removed: zero-width and direction marks, soft hyphen, BOM, word joiners, control characters;
+# made ordinary spaces: non-breaking and typographic spaces (the full-width space U+3000 is a real
+# character in Chinese text and is only trimmed at the ends).
+INVISIBLE_REMOVED = [0x00ad, 0x180e, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0x2061, 0x2062, 0x2063,
+                     0x2064, 0xfeff] + list(range(0x202a, 0x202f)) + list(range(0x2066, 0x206a)) + \
+    [c for c in range(0x20) if c not in (0x09, 0x0a, 0x0d)] + [0x7f]
+INVISIBLE_SPACES = [0x00a0, 0x2007, 0x202f, 0x205f] + list(range(0x2000, 0x200b))
+INVISIBLE_TABLE = dict([(c, None) for c in INVISIBLE_REMOVED] + [(c, " ") for c in INVISIBLE_SPACES])
+
 # Full-width and look-alike characters -> ASCII, so `１２３．５`, `－5`, `（1，234）` parse.
 _NUM_TRANSLATE = {ord(a): b for a, b in zip("０１２３４５６７８９．，－−–＋（）％＄￥", "0123456789.,---+()%$¥")}
-for _space in (" ", "\u3000", "\xa0", "\t", "\u2009", "\u202f", "\u2002", "\u2003", "'"):
+for _code in INVISIBLE_REMOVED + INVISIBLE_SPACES:
+    _NUM_TRANSLATE[_code] = None
+for _space in (" ", "\u3000", "\t", "\r", "\n", "'"):
     # spaces (and the apostrophe some systems use as a thousands mark) inside a number are dropped
     _NUM_TRANSLATE[ord(_space)] = None
 _EMPTY_MARKERS = frozenset(["", "-", "--", "---", "—", "——", "/", "、", "无", "N/A", "n/a", "NA", "#N/A"])
@@ -193,7 +267,7 @@ def _parse_number_text(text):
         return None
     t = stripped.translate(_NUM_TRANSLATE)
     if t in _EMPTY_MARKERS:
-        return None
+        return None                          # (also a cell of only invisible characters)
     m = _NUMBER_RE.match(t)
     if m is None:
         return INVALID
@@ -449,6 +523,103 @@ class TotalsDetector(object):
                 if value is not None:
                     return is_total_label(value)
         return False
+
+
+# Summary rows that sit with a 合计 in a ledger's footer block (平均 / 最高 / 最低 / 占比 / 备注):
+# never data, but only footer when they are *in* that block (see ``FooterRun``), because a word
+# like 最高 can also be a category in the data.
+_SUMMARY_WORDS = ("平均", "平均值", "平均数", "平均分", "均值", "人均", "日均", "月均", "最高", "最高值", "最低", "最低值",
+                  "最大", "最大值", "最小", "最小值", "中位数", "占比", "比例", "比重", "百分比", "同比", "环比",
+                  "增长率", "备注", "说明", "注")
+_SUMMARY_EXACT = frozenset(list(_SUMMARY_WORDS) + ["average", "avg", "mean", "max", "min", "maximum", "minimum",
+                                                   "median", "percent", "share", "note", "notes"])
+_SUMMARY_ENDS = tuple(w for w in _SUMMARY_WORDS if len(w) >= 2 and w not in ("说明", "备注"))
+
+
+def is_summary_label(text):
+    """A short label of a summary row kept with the totals (``平均``, ``平均值：``, ``人均``,
+    ``月平均``, ``最高``, ``占比(%)``, ``备注``, ``Average``); see ``FooterRun`` for when such a row
+    is footer and not data."""
+    if text.__class__ is not str or len(text) > 16:
+        return False
+    label = _LABEL_STRIP.sub("", text).lower()
+    if not label:
+        return False
+    label = _UNIT_SUFFIX.sub("", label) or label
+    if label in _SUMMARY_EXACT:
+        return True
+    return len(label) <= 6 and label.endswith(_SUMMARY_ENDS)
+
+
+_UNIT_SUFFIX = re.compile(r"[(（\[【][^()（）\[\]【】]{0,6}[)）\]】]\Z")
+
+
+def row_label(values):
+    """The label a totals/summary row would carry: the first text among its first three cells,
+    or its first non-empty cell when those three are empty; None otherwise."""
+    for value in values[:3]:
+        if value.__class__ is str and value.strip():
+            return value
+    if len(values) > 3 and all(v is None or (v.__class__ is str and not v.strip()) for v in values[:3]):
+        for value in values[3:]:
+            if value is not None:
+                return value if value.__class__ is str else None
+    return None
+
+
+def is_summary_row(values):
+    """True when the row's label (``row_label``) is a summary label (平均, 最高, 占比…)."""
+    label = row_label(values)
+    return label is not None and is_summary_label(label)
+
+
+class FooterRun(object):
+    """Which rows of a streamed table belong to its footer block: the 合计 rows and the summary
+    rows (平均 / 最高 / 最低 / 占比 / 备注) standing with them.
+
+    A summary row is footer when its run of summary rows touches a totals row (just above or just
+    below it: ``合计`` then ``平均``, or ``平均`` then ``合计``) or reaches the end of the table;
+    a summary-looking row followed by plain data is data after all. ``feed(values)`` says what to
+    do with a row: ``"total"``, ``"summary"`` (footer now: right after a totals row), ``"hold"``
+    (undecided: keep it back) or ``"data"``; the caller asks ``release(total_next)`` for the held
+    rows' fate when the next decided row comes (``True``: they are footer) and treats held rows at
+    the end of the table as footer. One rule for readers, probe, sums and the append position."""
+
+    __slots__ = ("is_total", "after_total")
+
+    def __init__(self, is_total=None):
+        self.is_total = is_total or TotalsDetector()
+        self.after_total = False
+
+    def feed(self, values, total=None):
+        if total is None:
+            total = self.is_total(values)
+        if total:
+            self.after_total = True
+            return "total"
+        if is_summary_row(values):
+            return "summary" if self.after_total else "hold"
+        self.after_total = False
+        return "data"
+
+
+def number_text_like(old, number):
+    """``number`` written the way the text ``old`` was: same currency sign or unit, thousands
+    separators, at least as many decimals (``￥12,566,875.33`` + 1000 -> ``￥12,567,875.33``).
+    None when ``old`` is not a plain number written like that (units such as 万 or %, words)."""
+    m = _NUMBER_TEXT_LIKE.match(old.translate(_LIKE_TRANSLATE))
+    if not m:
+        return None
+    decimals = len(m.group(4) or "")
+    exponent = -number.normalize().as_tuple().exponent if isinstance(number, Decimal) else 0
+    decimals = max(decimals, exponent if exponent > 0 else 0)
+    spec = "%s.%df" % ("," if "," in m.group(3) else "", decimals)
+    return m.group(1) + format(number, spec) + m.group(5)
+
+
+_NUMBER_TEXT_LIKE = re.compile(r"^(\s*(?:[￥¥$€£]|RMB|CNY)?\s*)(-?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s*元?\s*)$")
+# invisible characters a copied amount carries (zero-width space, BOM, NBSP) are dropped first
+_LIKE_TRANSLATE = {0x200b: None, 0x200c: None, 0x200d: None, 0x2060: None, 0xfeff: None, 0xa0: " "}
 
 
 def is_note_row(values, width):

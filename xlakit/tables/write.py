@@ -60,6 +60,15 @@ def _warnings(stats, info, path, fmt):
         # not insert into); rows inserted above it are reported in totals_updated instead
         out.append("原表从第 %s 行起是合计行/表尾，新行接在了它们下面，合计不会包含新行。要让新行进入合计，"
                    "请用默认的 position=auto 写入（插在合计行上方并更新合计；原文件在备份里）" % below)
+    stale = info.get("totals_stale") or []
+    rows = ["第 %d 行「%s」" % (x["row"], x["label"]) for x in stale if "row" in x]
+    cells = ["%s（%s）" % (x["cell"], x["text"]) for x in stale if "cell" in x]
+    if rows:
+        out.append("合计旁的汇总行 %s 是固定数值，没有随新行重新计算（平均、最高等无法按新行推算），请核对后手工更新"
+                   "或改成公式" % "、".join(rows[:6]))
+    if cells:
+        out.append("合计行里的文字金额 %s 写法特殊（如带万、%%），没能随新行更新，现在已经不含新行，请手工更新" %
+                   "、".join(cells[:6]))
     if info.get("others_kept_as_values"):
         out.append("其他工作表（%s）按 allow_lossy_resave 只保留了数值，公式和格式已丢失（原文件在备份里）" %
                    "、".join(info["others_kept_as_values"]))
@@ -230,18 +239,39 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
 
 
 
-def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=()):
+def note_cell(note):
+    """A derived sheet's own note (``注：…``) for what its numbers leave out: a lone text cell
+    starting with 注：, which every table reader takes for a footnote, not for data."""
+    return note if note.startswith("注：") else "注：" + note
+
+
+def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=(), notes=None):
     """Write a derived table (filter/lookup/dedupe): money and number text becomes number cells
     unless ``keep_text`` (``derive.NumberCells``). Returns :func:`write_rows`' answer plus
     ``converted_columns``; the conversion's note joins its ``warnings``. One place, so the three
     tools convert and report alike. ``sources`` (the source ``Table``s, the first one's names
-    first) give converted columns their money/number format (``Table.number_formats``)."""
+    first) give converted columns their money/number format (``Table.number_formats``).
+    ``notes`` (a callable, asked once the rows are written) gives the Chinese notes about values
+    the result left out (cells that were no numbers, rows that could not be compared): each goes
+    under the table as a ``注：`` row, so the file says so itself, not only the answer; the
+    answer's ``rows_written`` does not count them, ``notes_on_sheet`` lists them."""
     from .derive import NumberCells
     formats = {}
     for table in reversed(list(sources)):
         formats.update(table.number_formats())
     numbers = NumberCells(keep_text=keep_text, source_formats=formats)
-    saved = write_rows(target, numbers.wrap(rows), sheet=sheet, styles=numbers.styles(), deadline=deadline)
+    written = []
+
+    def with_notes():
+        for row in numbers.wrap(rows):
+            yield row
+        for note in (notes() if notes is not None else ()):
+            written.append(note)
+            yield [note_cell(note)]
+    saved = write_rows(target, with_notes(), sheet=sheet, styles=numbers.styles(), deadline=deadline)
+    if written:
+        saved["rows_written"] = saved["rows_written"] - len(written)
+        saved["notes_on_sheet"] = written
     saved["converted_columns"] = numbers.converted_columns()
     if numbers.note():
         saved["warnings"] = list(saved.get("warnings") or []) + [numbers.note()]

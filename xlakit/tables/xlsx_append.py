@@ -40,7 +40,7 @@ from .. import opc
 from ..errors import ToolError
 from .cells import LIMITS, clean_xml_row, column_widths, is_repeated_header, looks_like_header, note, too_many_rows
 from .target import DEFAULT_SHEET, pick_sheet
-from .values import col_letter, is_total_label
+from .values import col_letter, is_summary_label, is_total_label
 from .xlsx_chart import Attach, grow_chart_refs
 from .xlsx_new import sheet_head_xml
 from .xlsx_parts import Book, Fallback, Styles, copy_package, fix_count, parse_attrs, prefix_for, split_ref
@@ -137,7 +137,8 @@ def plan(path, fmt, wanted, mode, info, position="auto"):
                     p.cut = scan.window_rows[index][1]
                     p.style_cells = (row_cells(scan.window_rows[index][2].group(3))
                                      if last_data > scan.first_row else None)
-                    p.totals_rows = totals_rows(scan, index, strings_for)
+                    p.totals_rows, p.summary_rows = totals_rows(scan, index, strings_for)
+                    p.totals_strings = known         # the totals rows' shared strings (text totals)
     except Fallback:
         return None
     except (zipfile.BadZipFile, KeyError, IndexError, AttributeError, ET.ParseError, UnicodeDecodeError, ValueError,
@@ -216,7 +217,7 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
     if rows and not inserting:
         if plan.block_row is not None:
             note(stats, "after_totals", str(plan.block_row))        # position=end asked for it
-        elif scan.old_last > scan.first_row and any(is_total_label(v) for v in plan.last_values if v):
+        elif scan.old_last > scan.first_row and any(is_total_label(v) or is_summary_label(v) for v in plan.last_values if v):
             note(stats, "after_totals", str(scan.old_last))
     p = scan.prefix.decode()
     ren = Renderer(styles, book.date1904, p)
@@ -267,7 +268,7 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
     if inserting:
         # the totals block and everything under it move down by len(rows), their sums updated
         shift = Shift(start, len(rows), plan.target)
-        totals = Totals(rows, start, len(rows))
+        totals = Totals(rows, start, len(rows), getattr(plan, "totals_strings", None))
         moved = []
         for _s, _e, rm in scan.window_rows[plan.insert + 1:]:
             r = int(parse_attrs(rm.group(1)).get("r") or 0)
@@ -337,6 +338,10 @@ def _write_append(tmp, plan, head, rest, stats, counter, info):
     if inserting:
         info["totals_updated"] = totals.updates
         info["totals_moved"] = {"from": start, "to": start + len(rows)}
+        stale = totals.stale + [{"row": r + len(rows), "label": label}
+                                for r, label in sorted((getattr(plan, "summary_rows", None) or {}).items())]
+        if stale:
+            info["totals_stale"] = stale
         info["recalc_on_open"] = shift.recalc
 
 

@@ -22,7 +22,7 @@ import re
 
 from .. import opc
 from ..errors import ToolError
-from .values import col_letter, is_note_row, is_total_label, letter_index, parse_number
+from .values import col_letter, is_note_row, is_summary_label, is_total_label, letter_index, parse_number
 
 KINDS = {"bar": "柱状图", "line": "折线图", "pie": "饼图"}
 MAX_SERIES = 12
@@ -136,7 +136,7 @@ class ChartRequest(object):
         """The chart's series on ``sheet``: ``header`` = the header row's values (None = no
         header; it sits on ``first_row - 1``), data rows ``first_row``..``last_row``, ``sample`` =
         some data rows written (which columns hold numbers), ``tail`` = the last rows (trailing 合计 /
-        注： rows are left out of a chart by column name). Returns a Chart; Chinese errors."""
+        平均 / 注： rows are left out of a chart by column name). Returns a Chart; Chinese errors."""
         header = list(header) if header else None
         width = max([len(header or [])] + [len(r) for r in sample] + [1])
         last = last_row
@@ -144,7 +144,8 @@ class ChartRequest(object):
             if last < first_row or not row:
                 break
             first = next((v for v in row if v is not None), None)
-            if not (is_total_label(first) or is_note_row(list(row), width)):
+            # (read from the end, a 平均/最高 row is in a footer run that reaches the end)
+            if not (is_total_label(first) or is_summary_label(first) or is_note_row(list(row), width)):
                 break
             last -= 1
         if last < first_row:

@@ -21,7 +21,7 @@ from ..errors import ToolError
 from .cells import (DATE_FORMAT, DATETIME_FORMAT, LIMITS, TEXT_FORMAT, TIME_FORMAT, clean_xml_row, column_widths,
                     is_digit_text, is_repeated_header, looks_like_header, note, too_many_rows)
 from .target import DEFAULT_SHEET, pick_sheet
-from .values import col_letter, is_total_label
+from .values import col_letter, is_summary_label, is_total_label
 
 
 def _style_cell(cell, value, header, bold, keep_date_format=False):
@@ -202,7 +202,7 @@ def write(tmp, fmt, plan, wanted, mode, head, rest, stats, counter, info, chart=
             info["header_skipped"] = True
         start = old_last + 1
         last_values = [c.value for c in ws[old_last]][:5]
-        if old_last > first_row and any(is_total_label(v) for v in last_values):
+        if old_last > first_row and any(is_total_label(v) or is_summary_label(v) for v in last_values):
             note(stats, "after_totals", str(old_last))
         max_rows = LIMITS[fmt][0]
         _unmerge_block(ws, start, ncols, stats)

@@ -29,7 +29,8 @@ from decimal import Decimal
 
 from .. import opc
 from .aggregate import SkipLog, SumAgg
-from .values import INVALID, TotalsDetector, col_index, decimal_out, is_note_row, to_decimal
+from .values import (INVALID, TotalsDetector, col_index, decimal_out, is_note_row, is_summary_row, number_text_like,
+                     row_label, to_decimal)
 from .xlsx_parts import parse_attrs
 from .xlsx_rows import V_RE, cell_has_value, row_cells, row_values
 
@@ -204,7 +205,7 @@ class Shift(object):
                     inner = inner[:vm.start()] + inner[vm.end():]
                     self.recalc = True
         elif totals is not None and col is not None:
-            inner = totals.plain(attrs, inner, col, ref)
+            attrs, inner = totals.plain(attrs, inner, col, ref)
         return b"<" + p + b"c" + attrs + b">" + inner + b"</" + p + b"c>"
 
     def _formula_value(self, inner, new_f, old_f, ref, totals):
@@ -248,8 +249,10 @@ class Totals(object):
     """What the new rows add to a totals row: per column, the numbers Excel's SUM counts
     (``excel``) and calc_table's exact sum rule (``rows``); the updates made (``updates``)."""
 
-    def __init__(self, rows, start, count):
+    def __init__(self, rows, start, count, strings=None):
         self.start, self.count = start, count       # where the new rows are, after insertion
+        self.strings = strings or {}                # shared string index -> text (the totals rows')
+        self.stale = []                             # text totals that could not be updated
         self.columns = {}
         for row in rows:
             for c, v in enumerate(row, start=1):
@@ -283,24 +286,74 @@ class Totals(object):
         return decimal_out(total)
 
     def plain(self, attrs, inner, col, ref):
-        """A plain number in a totals row: plus the new rows' values of its column."""
+        """A plain number in a totals row: plus the new rows' values of its column. A total kept
+        as text (``￥12,566,875.33``, a shared or inline string) is updated as text in the same
+        style; one written another way (``1,256万``) is listed in ``stale``. -> (attrs, inner)."""
         t = re.search(rb'\st="([^"]*)"', attrs)
-        vm = V_RE.search(inner)
         values = self.columns.get(col)
-        if (t and t.group(1) != b"n") or not vm or not values:
-            return inner
+        if not values:
+            return attrs, inner
+        kind = t.group(1) if t else b"n"
+        if kind in (b"s", b"inlineStr", b"str"):
+            return self._text(attrs, inner, kind, values, ref)
+        vm = V_RE.search(inner)
+        if kind != b"n" or not vm:
+            return attrs, inner
         old = to_decimal(_float(vm.group(1).decode("ascii", "replace")))
         if old is None or old is INVALID:
-            return inner
+            return attrs, inner
+        new, n = self._sum(old, values)
+        if n == 0:
+            return attrs, inner         # no number among the new values: nothing to add
+        self.record(ref, "value", decimal_out(old), decimal_out(new))
+        return attrs, inner[:vm.start(1)] + _number(decimal_out(new)).encode("ascii") + inner[vm.end(1):]
+
+    @staticmethod
+    def _sum(old, values):
         agg = SumAgg(SkipLog())
         agg.total = Decimal(old)
         for v in values:
             agg.add(v, 0)
-        new = agg.result()
-        if agg.n == 0:
-            return inner                # no number among the new values: nothing to add
-        self.record(ref, "value", decimal_out(old), new)
-        return inner[:vm.start(1)] + _number(new).encode("ascii") + inner[vm.end(1):]
+        return agg.total, agg.n
+
+    def _text(self, attrs, inner, kind, values, ref):
+        if kind == b"s":
+            vm = V_RE.search(inner)
+            index = vm.group(1).strip() if vm else b""
+            text = self.strings.get(int(index)) if index.isdigit() else None
+        else:
+            text = _cell_text(inner)
+        if not isinstance(text, str):
+            return attrs, inner
+        old = to_decimal(text)
+        if old is None or old is INVALID:
+            if old is INVALID and _MONEYISH.search(text):
+                self.stale.append({"cell": ref, "text": text.strip()})
+            return attrs, inner
+        new, n = self._sum(old, values)
+        if n == 0:
+            return attrs, inner
+        shown = number_text_like(text, new)
+        if shown is None:
+            self.stale.append({"cell": ref, "text": text.strip()})
+            return attrs, inner
+        self.record(ref, "value", text, shown)
+        attrs = re.sub(rb'\st="[^"]*"', b' t="inlineStr"', attrs)
+        space = b' xml:space="preserve"' if shown != shown.strip() else b""
+        return attrs, b"<is><t" + space + b">" + opc.xml_text(shown).encode("utf-8") + b"</t></is>"
+
+
+_T_TEXT = re.compile(rb"<(?:\w+:)?t\b[^>]*>([^<]*)</(?:\w+:)?t>")
+_MONEYISH = re.compile(r"\d[\d,，.]*\s*(?:万|亿|%|‰|元)|[￥¥$]\s*\d")
+
+
+def _cell_text(inner):
+    """The text of an inline (``<is><t>``) or formula-string (``<v>``) cell."""
+    parts = _T_TEXT.findall(inner)
+    if parts:
+        return html.unescape(b"".join(parts).decode("utf-8", "replace"))
+    vm = V_RE.search(inner)
+    return html.unescape(vm.group(1).decode("utf-8", "replace")) if vm else None
 
 
 def _float(text):
@@ -340,7 +393,8 @@ def totals_block(scan, strings_for, width):
         if not any(cell_has_value(c[1]) for c in cells.values()):
             continue                    # an empty (formatted) row inside the block
         values = [v if v != "" else None for v in row_values(cells, strings)]
-        if is_total(values) or is_note_row(values, width):
+        if is_total(values) or is_note_row(values, width) or is_summary_row(values):
+            # (read from the end, a 平均/最高 row is in a footer run reaching the end: FooterRun)
             below = True
             continue
         r = parse_attrs(rows[i][2].group(1)).get("r", "")
@@ -349,7 +403,9 @@ def totals_block(scan, strings_for, width):
 
 
 def totals_rows(scan, index, strings_for):
-    """Row numbers of the totals rows below window row ``index`` (those whose sums are updated)."""
+    """Row numbers of the totals rows below window row ``index`` (those whose sums are updated),
+    and {row number: label} of the summary rows there holding a plain number (平均, 最高: no sum
+    to extend, reported as not updated)."""
     rows = scan.window_rows[index + 1:]
     out = set()
     cells_list = [(parse_attrs(rm.group(1)).get("r", ""), row_cells(rm.group(3))) for _s, _e, rm in rows]
@@ -362,10 +418,18 @@ def totals_rows(scan, index, strings_for):
                     ids.add(int(m.group(1)))
     strings = strings_for(ids)
     is_total = TotalsDetector()
+    summary = {}
     for r, cells in cells_list:
-        if r.isdigit() and is_total([v if v != "" else None for v in row_values(cells, strings)]):
+        if not r.isdigit():
+            continue
+        values = [v if v != "" else None for v in row_values(cells, strings)]
+        if is_total(values):
             out.add(int(r))
-    return out
+        elif is_summary_row(values) and any(
+                a.get("t") in (None, "n") and V_RE.search(inner or b"") and not _F_EL.search(inner or b"")
+                for a, inner, _raw in cells.values()):
+            summary[int(r)] = row_label(values).strip()
+    return out, summary
 
 
 # ---------------------------------------------------------------------------------------------

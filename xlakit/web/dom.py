@@ -4,7 +4,14 @@ Why not regexes: result pages nest cards inside cards, quote attributes with ' o
 put spaces around ``=`` and close lists with the wrong tag (tianqi.com ends ``dl.weather_info``
 with ``<dl>``). ``html.parser`` tokenizes all of that correctly; this module adds the tree on top
 with one rule that keeps broken markup harmless: an end tag pops back to the nearest open element
-of the same name and is ignored when there is none. Comments are kept as nodes because Baidu puts
+of the same name and is ignored when there is none.
+
+Why the depth bound and the open-tag counts: a page of 200,000 unclosed ``<font>`` or ``<div>``
+is legal enough for a browser, and a tree that deep makes every walk up the ancestors and every
+unmatched end tag (scanning the open elements) cost the depth, so a 1 MB page took minutes. As in
+browsers (Blink stops at 512), an element opened below ``MAX_DEPTH`` is attached where the limit
+is reached and its content becomes its siblings; an end tag looks its name up in a count of open
+elements before scanning, so building is linear in the input. Comments are kept as nodes because Baidu puts
 titles in ``<!--s-text-->`` pairs and summaries in ``<!--s-data:{json}-->``.
 
 Class names on Baidu are CSS-module hashes (``content-right_8Zs40``) that change with every
@@ -19,6 +26,7 @@ SKIP_TEXT = frozenset(("script", "style", "noscript", "template", "svg", "head",
 BLOCK = frozenset("address article aside blockquote br dd div dl dt figcaption footer form h1 h2 h3 h4 h5 h6 "
                   "header hr li main nav ol p pre section table td th tr ul".split())
 _SPACE = re.compile(r"[ \t\r\n\f\u00a0\u3000\u200b]+")
+MAX_DEPTH = 512     # open elements at most; deeper ones are attached flat (see the module docstring)
 
 
 class Node(object):
@@ -95,7 +103,10 @@ class Node(object):
         return clean("".join(parts))
 
     def _collect(self, parts, sep):
-        for child in self.children:
+        # iterative: parsers call this on whatever a site sends, however deep
+        stack = list(reversed(self.children))
+        while stack:
+            child = stack.pop()
             if isinstance(child, str):
                 parts.append(child)
             elif child.tag == "#comment" or child.tag in SKIP_TEXT:
@@ -104,9 +115,8 @@ class Node(object):
                 block = sep and child.tag in BLOCK
                 if block:
                     parts.append(sep)
-                child._collect(parts, sep)
-                if block:
-                    parts.append(sep)
+                    stack.append(sep)
+                stack.extend(reversed(child.children))
 
     def own_text(self):
         """Text of direct string children only (``<span><b>多云</b>16 ~ 27℃</span>`` -> ``16 ~ 27℃``)."""
@@ -121,13 +131,17 @@ class _Builder(HTMLParser):
         HTMLParser.__init__(self, convert_charrefs=True)
         self.root = Node("#root")
         self.stack = [self.root]
+        self.open = {}          # tag -> how many elements of that name are on the stack
+        self.nodes = 0          # start tags and runs of text, for parse_bounded
 
     def handle_starttag(self, tag, attrs):
+        self.nodes += 1
         parent = self.stack[-1]
         node = Node(tag, dict((k, v if v is not None else "") for k, v in attrs), parent)
         parent.children.append(node)
-        if tag not in VOID:
+        if tag not in VOID and len(self.stack) <= MAX_DEPTH:
             self.stack.append(node)
+            self.open[tag] = self.open.get(tag, 0) + 1
 
     def handle_startendtag(self, tag, attrs):
         parent = self.stack[-1]
@@ -135,13 +149,17 @@ class _Builder(HTMLParser):
         parent.children.append(node)
 
     def handle_endtag(self, tag):
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].tag == tag:
-                del self.stack[i:]
+        if not self.open.get(tag):
+            return          # unmatched end tag (or one of an element attached flat): ignored
+        stack, open_ = self.stack, self.open
+        while True:
+            node = stack.pop()
+            open_[node.tag] -= 1
+            if node.tag == tag:
                 return
-        # unmatched end tag: ignored
 
     def handle_data(self, data):
+        self.nodes += 1
         self.stack[-1].children.append(data)
 
     def handle_comment(self, data):
@@ -149,15 +167,50 @@ class _Builder(HTMLParser):
         parent.children.append(Node("#comment", parent=parent, data=data))
 
 
+FEED = 65536        # characters handed to html.parser at a time by ``parse_bounded``
+
+
 def parse(html):
     """Build the tree of ``html`` (a str). Never raises on malformed markup."""
+    return parse_bounded(html)[0]
+
+
+def parse_bounded(html, max_nodes=None, deadline=None):
+    """``(root, parsed)``: the tree of ``html`` and how many of its characters went into it
+    (``len(html)`` unless a bound stopped the parse). Never raises on malformed markup.
+
+    Why bounds: html.parser costs microseconds per tag and per run of text, so a 5 MB page of
+    tiny tags (or of stray ``<`` signs) takes seconds however linear the rest is. The input is
+    fed in pieces and the parse stops after the piece that passes ``max_nodes`` (start tags
+    plus runs of text) or when ``deadline`` (anything with ``remaining()``) has run out; what
+    was read up to there is a complete tree of the page's beginning, which is where the title
+    and, almost always, the main text are (an unfinished construct at the cut is dropped).
+    Pieces grow with what html.parser still holds unparsed: it re-reads an unfinished start tag
+    from its ``<`` on every feed, so a tag of a million attributes fed in fixed pieces would
+    cost the square of its length; doubling keeps the re-reading linear."""
     builder = _Builder()
+    html = html or ""
+    parsed = len(html)
     try:
-        builder.feed(html or "")
+        if max_nodes is None and deadline is None:
+            builder.feed(html)
+        else:
+            pos = 0
+            while pos < len(html):
+                size = max(FEED, len(builder.rawdata))
+                builder.feed(html[pos:pos + size])
+                pos += size
+                if pos < len(html) and ((max_nodes is not None and builder.nodes >= max_nodes) or
+                                        (deadline is not None and deadline.remaining() <= 0)):
+                    return builder.root, pos
+            if builder.cdata_elem is None and len(builder.rawdata) > FEED and builder.rawdata.startswith("<"):
+                # a tag or comment never finished: html.parser's close() would re-read it and hand
+                # it over as text; a browser reads it as that tag or comment, i.e. no text at all
+                return builder.root, parsed
         builder.close()
     except Exception:   # html.parser is lenient; this guards exotic input (e.g. broken declarations)
         pass
-    return builder.root
+    return builder.root, parsed
 
 
 def clean(text):

@@ -76,11 +76,14 @@ def refresh_target(resp, text):
 
 
 def fetch(session, url):
-    """GET ``url`` following HTTP redirects and jump pages; returns (response, hops)."""
+    """GET ``url`` following HTTP redirects and jump pages; returns (response, hops). When the
+    session's deadline runs out while the page's body is arriving, the part read so far comes
+    back (``resp.timed_out`` says what was slow): a slow page's beginning is often enough."""
     hops = []
-    resp = session.get(url, check=False, max_bytes=MAX_BYTES, allow_truncated=True, binary_max_bytes=BINARY_PEEK)
+    resp = session.get(url, check=False, max_bytes=MAX_BYTES, allow_truncated=True, binary_max_bytes=BINARY_PEEK,
+                       partial_on_timeout=True)
     for _ in range(MAX_REFRESH):
-        if resp.status >= 400 or not (resp.content_type in ("text/html", "application/xhtml+xml", "")):
+        if resp.timed_out or resp.status >= 400 or not (resp.content_type in ("text/html", "application/xhtml+xml", "")):
             break
         target = refresh_target(resp, resp.text)
         if not target:
@@ -90,5 +93,5 @@ def fetch(session, url):
             break
         hops.append(resp.url)
         resp = session.get(target, check=False, max_bytes=MAX_BYTES, allow_truncated=True,
-                           binary_max_bytes=BINARY_PEEK, referer=resp.url)
+                           binary_max_bytes=BINARY_PEEK, referer=resp.url, partial_on_timeout=True)
     return resp, hops

@@ -3,11 +3,14 @@
 ip9 answers ``{"ret": 200, "data": {"ip", "country", "prov", "city", "area", "isp", "lng", "lat",
 …}}``; success is exactly ``ret == 200``, names carry no 省/市 suffix and any field may be empty
 (foreign addresses have only ``country``). Private, loopback and reserved addresses cannot be
-located by a public service, so they are refused before any request with a message that says why.
+located by a public service, so they are refused before any request with a message that says why
+(the ranges and their words are the address policy's, ``xlakit.net.policy.forbidden_reason``).
 """
 import ipaddress
 import json
 import re
+
+from ..net.policy import forbidden_reason
 
 _V4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
 FIELDS = (("country", "country"), ("province", "prov"), ("city", "city"), ("district", "area"),
@@ -28,18 +31,7 @@ def check_ipv4(text):
         ip = ipaddress.IPv4Address(value)
     except ipaddress.AddressValueError:
         raise ValueError("「%s」不是合法的 IPv4 地址：每段必须在 0-255 之间" % value)
-    kind = None
-    lan = any(ip in ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"))
-    if ip.is_loopback:
-        kind = "本机回环地址"
-    elif lan:
-        kind = "局域网/运营商内网地址"
-    elif ip.is_link_local:
-        kind = "链路本地地址"
-    elif ip.is_multicast:
-        kind = "组播地址"
-    elif ip.is_unspecified or ip.is_reserved or ip.is_private or not ip.is_global:
-        kind = "保留地址（不在公网上使用）"
+    kind = forbidden_reason(ip)     # the one table of non-public ranges (xlakit/net/policy.py)
     if kind:
         raise ValueError("%s 是%s，没有公网归属地可查；请给一个公网 IPv4，或不填 ip 查询当前网络" % (value, kind))
     return str(ip)

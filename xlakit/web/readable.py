@@ -19,7 +19,11 @@ How (Readability-style scoring, written for Chinese pages):
 4. a page with little article text (a home page, a listing) falls back to the whole body without
    navigation, so the answer is never shorter than what a reader would see.
 All walks are iterative: badly nested pages (thousands of unclosed ``<font>``) are common and
-must not hit Python's recursion limit.
+must not hit Python's recursion limit. And every pass is linear in the size of the tree: what a
+node needs from its subtree (visible chars, chars in links, punctuation, its own text outside
+block children, anchors) is summed once bottom-up in ``_stats``, never re-walked per node, and
+walks up the ancestors stop after the levels they use (a page of 200,000 nested tags used to
+take minutes; ``tests/test_fetch_url.py`` feeds such pages).
 """
 import re
 from urllib.parse import urljoin, urlsplit
@@ -54,7 +58,8 @@ def _weight(node):
     return w
 
 
-def _is_junk(node):
+def _is_junk(node, in_article=False):
+    """``in_article``: an ``article``/``main`` encloses the node (a header there is the title)."""
     tag = node.tag
     if tag in DROP_TAGS:
         return True
@@ -63,7 +68,7 @@ def _is_junk(node):
         return True
     if tag in ("body", "html", "main", "article") or attrs.get("id") == "js_content":
         return False
-    if tag == "header" and not any(a.tag in ("article", "main") for a in node.ancestors()):
+    if tag == "header" and not in_article:
         return True
     names = "%s %s" % (attrs.get("class") or "", attrs.get("id") or "")
     if names.strip() and _NEG.search(names) and not _POS.search(names):
@@ -75,7 +80,8 @@ class Page(object):
     """The result of ``extract``: ``title``, ``description``, ``text`` (main text, lines joined by
     newlines), ``kind`` ("article" when a main block was found, "page" for the whole-body
     fallback), ``links`` (list of {"text", "url"}, main-text links first), ``visible_chars``
-    (text of the whole body), ``scripts`` (count of script tags), ``html_chars``."""
+    (text of the whole body), ``scripts`` (count of script tags), ``html_chars``, ``analysed``
+    (characters of the html read when a bound stopped the parse early, else None)."""
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
@@ -95,9 +101,10 @@ def _walk(root):
 def _prune(root):
     """Drop junk subtrees in place; returns the number of script tags seen (for script-only pages)."""
     scripts = 0
-    stack = [root]
+    stack = [(root, False)]
     while stack:
-        node = stack.pop()
+        node, in_article = stack.pop()
+        inner = in_article or node.tag in ("article", "main")
         kept = []
         for child in node.children:
             if isinstance(child, str):
@@ -107,10 +114,10 @@ def _prune(root):
                 continue
             if child.tag == "script":
                 scripts += 1
-            if _is_junk(child):
+            if _is_junk(child, inner):
                 continue
             kept.append(child)
-            stack.append(child)
+            stack.append((child, inner))
         node.children = kept
     return scripts
 
@@ -120,7 +127,9 @@ def _chars(text):
 
 
 def _stats(root):
-    """Per node id: [visible chars, chars inside links, punctuation count] (post-order, iterative)."""
+    """Per node id: ``(visible chars, chars inside links, punctuation, own chars, own punctuation,
+    anchors)``, post-order and iterative. "Own" is the text outside block children (what a
+    ``<br>``-separated div holds itself); anchors counts the ``<a>`` in the subtree."""
     stats = {}
     order = []
     stack = [root]
@@ -129,33 +138,49 @@ def _stats(root):
         order.append(node)
         stack.extend(c for c in node.children if not isinstance(c, str))
     for node in reversed(order):
-        chars = links = punct = 0
+        chars = links = punct = own = own_punct = anchors = 0
         for child in node.children:
             if isinstance(child, str):
-                chars += _chars(child)
-                punct += len(_PUNCT.findall(child))
+                n = _chars(child)
+                p = len(_PUNCT.findall(child))
+                chars += n
+                punct += p
+                own += n
+                own_punct += p
             else:
-                c, l, p = stats[id(child)]
+                c, l, p, o, op, a = stats[id(child)]
                 chars += c
                 links += l
                 punct += p
+                anchors += a
+                if child.tag not in BLOCKS:
+                    own += o
+                    own_punct += op
         if node.tag == "a":
             links = chars
-        stats[id(node)] = (chars, links, punct)
+            anchors += 1
+        stats[id(node)] = (chars, links, punct, own, own_punct, anchors)
     return stats
 
 
-def _own_text(node):
-    """Text of the node outside its block children (what a ``<br>``-separated div holds itself)."""
+def _short_text(node, limit=400, visits=2000):
+    """The first ``limit`` or so characters of the text below ``node`` (a link's words), looking
+    at no more than ``visits`` nodes: bounded, so asking it for every link of a deeply nested
+    page stays linear."""
     parts = []
-    stack = list(reversed(node.children))
-    while stack:
+    size = 0
+    stack = list(reversed(node.children[:visits]))
+    while stack and size < limit and visits > 0:
+        visits -= 1
         child = stack.pop()
         if isinstance(child, str):
             parts.append(child)
-        elif child.tag not in BLOCKS:
-            stack.extend(reversed(child.children))
-    return "".join(parts)
+            size += len(child)
+        else:
+            if child.tag in BLOCKS:
+                parts.append(" ")
+            stack.extend(reversed(child.children[:visits]))
+    return "".join(parts)[:limit]
 
 
 def _tag_bonus(tag):
@@ -176,21 +201,22 @@ def _candidates(root, stats):
     scores = {}
     nodes = {}
     for node in _walk(root):
+        st = stats[id(node)]
         if node.tag in PARA_TAGS:
-            text = _own_text(node) if node.tag not in ("td", "li", "blockquote") else None
-            length = stats[id(node)][0] - stats[id(node)][1] if text is None else _chars(text)
-            punct = stats[id(node)][2] if text is None else len(_PUNCT.findall(text))
+            if node.tag in ("td", "li", "blockquote"):
+                length, punct = st[0] - st[1], st[2]
+            else:
+                length, punct = st[3], st[4]
         elif node.tag in ("div", "section", "article", "span", "font", "center", "main"):
-            text = _own_text(node)
-            length = _chars(text)
-            punct = len(_PUNCT.findall(text))
+            length, punct = st[3], st[4]
         else:
             continue
         if length < 20:
             continue
         score = 1.0 + punct + min(length / 100.0, 3.0)
         level = 0
-        for anc in ([node] if node.tag in ("div", "section", "article", "main") else []) + list(node.ancestors()):
+        anc = node if node.tag in ("div", "section", "article", "main") else node.parent
+        while anc is not None and level <= 3:
             if anc.tag in ("#root", "html"):
                 break
             if id(anc) not in scores:
@@ -198,11 +224,10 @@ def _candidates(root, stats):
                 nodes[id(anc)] = anc
             scores[id(anc)] += score / (1, 1, 2, 3)[min(level, 3)]
             level += 1
-            if level > 3:
-                break
+            anc = anc.parent
     final = {}
     for key, score in scores.items():
-        chars, links, _ = stats[key]
+        chars, links = stats[key][:2]
         density = (links / float(chars)) if chars else 0.0
         final[key] = score * (1.0 - density)
     return final, nodes
@@ -210,23 +235,33 @@ def _candidates(root, stats):
 
 def _link_block(node, stats):
     """A list of links (a menu, "相关阅读", tags): most of its text sits in links."""
-    chars, links, _ = stats.get(id(node), (0, 0, 0))
+    chars, links, _, _, _, anchors = stats.get(id(node), (0, 0, 0, 0, 0, 0))
     if chars == 0:
         return False
-    anchors = sum(1 for n in _walk(node) if n.tag == "a")
     return anchors >= 3 and links / float(chars) > 0.6
 
 
+_JOINED = {}
+
+
 def _href(node, base):
-    """The absolute http(s) address a link points to, or None (anchors, scripts, mail)."""
+    """The absolute http(s) address a link points to, or None (anchors, scripts, mail).
+    Joins are remembered per (base, href): urljoin is slow and link pages repeat addresses."""
     href = (node.attrs.get("href") or "").strip()
     if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
         return None
+    key = (base, href)
+    if key in _JOINED:
+        return _JOINED[key]
     try:
         url = urljoin(base, href)
     except ValueError:
-        return None
-    return url if url.lower().startswith(("http://", "https://")) else None
+        url = ""
+    url = url if url.lower().startswith(("http://", "https://")) else None
+    if len(_JOINED) > 20000:
+        _JOINED.clear()
+    _JOINED[key] = url
+    return url
 
 
 def render(nodes, stats=None, skip_links=True, link_base=None):
@@ -280,8 +315,10 @@ def render(nodes, stats=None, skip_links=True, link_base=None):
                 cur.append("- ")
             stack.append(("end", tag, in_pre))
             if tag == "a" and link_base is not None:
-                url = _href(item, link_base)
-                if url and _chars(render([item], None, False)):
+                words = stats[id(item)][0] if stats is not None and id(item) in stats else \
+                    _chars(_short_text(item))
+                url = _href(item, link_base) if words else None
+                if url:
                     cur.append("[")
                     stack.append(("url", url, in_pre))
             pre = in_pre or tag == "pre"
@@ -290,7 +327,11 @@ def render(nodes, stats=None, skip_links=True, link_base=None):
         flush()
     out = []
     for line in lines:
-        line = re.sub(r"(\s*\|\s*)+$", "", line).strip()
+        # trailing empty cells; no regex: ``(\s*\|\s*)+$`` backtracks exponentially on a row of
+        # thousands of empty cells followed by text
+        if line.endswith("|"):
+            line = line.rstrip(" |")
+        line = line.strip()
         if line.startswith("| "):
             line = line[2:]
         if line and line != "-" and (not out or out[-1] != line):
@@ -321,27 +362,40 @@ def _meta(root):
     return title or og_title, desc or og_desc, base
 
 
-def _links(nodes, base, seen, out, cap):
+def _links(nodes, base, seen, out, cap, stats=None):
     for top in nodes:
         for node in ([top] if top.tag == "a" else []) + list(_walk(top)):
             if len(out) >= cap:
                 return
             if node.tag != "a":
                 continue
+            if stats is not None and not stats.get(id(node), (1,))[0] and not node.attrs.get("title"):
+                continue        # no words to show (and no join to pay for)
             url = _href(node, base)
             if url is None or url in seen:
                 continue
-            text = dom.clean(render([node], None, False).replace("\n", " ")) or dom.clean(node.attrs.get("title") or "")
+            text = dom.clean(_short_text(node)) or dom.clean(node.attrs.get("title") or "")
             if not text:
                 continue
             seen.add(url)
             out.append({"text": text[:80], "url": url})
 
 
-def extract(html, url="", link_cap=0):
+MAX_NODES = 200_000        # tags and runs of text read into the tree; real pages have 4,000-100,000
+
+
+def extract(html, url="", link_cap=0, deadline=None):
     """``Page`` for ``html`` fetched from ``url`` (for absolute links). ``link_cap`` > 0 collects
-    up to that many links (main-text links first, then the rest of the page)."""
-    root = dom.parse(html)
+    up to that many links (main-text links first, then the rest of the page).
+
+    Only the first ``MAX_NODES`` tags and runs of text are read, and with a ``deadline`` the parse stops when
+    it has used 40% of the time left (the passes after it cost about as much again); then
+    ``Page.analysed`` is the share of ``html`` (characters) that went into the text, else None."""
+    budget = None
+    if deadline is not None:
+        from ..errors import Deadline
+        budget = Deadline(max(0.2, deadline.remaining() * 0.4))
+    root, parsed = dom.parse_bounded(html, MAX_NODES, budget)
     title, description, base = _meta(root)
     base = urljoin(url, base) if base else url
     body = root.find(tag="body") or root
@@ -378,7 +432,7 @@ def extract(html, url="", link_cap=0):
                         chosen.append(sib)
                         continue
                     s = scores.get(id(sib))
-                    chars, links, punct = stats[id(sib)]
+                    chars, links, punct = stats[id(sib)][:3]
                     density = links / float(chars) if chars else 1.0
                     if s is not None and s >= threshold:
                         chosen.append(sib)
@@ -399,19 +453,19 @@ def extract(html, url="", link_cap=0):
                 text, kind = full, "page"
             if _chars(text) >= 200:
                 break
-        chars, in_links, _ = stats[id(body)]
+        chars, in_links = stats[id(body)][:2]
         if kind == "page" and chars and in_links > chars * 0.5:
             # a listing: its links are what the page says, so their addresses go into the text
             text = render([body], stats, skip_links=False, link_base=base)
     links = []
     if link_cap:
         seen = set()
-        _links(chosen or [], base, seen, links, link_cap)
+        _links(chosen or [], base, seen, links, link_cap, stats)
     page = Page(title=title, description=description, text=text, kind=kind, visible_chars=visible, scripts=scripts,
-                html_chars=len(html), links=links)
+                html_chars=len(html), links=links, analysed=parsed if parsed < len(html) else None)
     if link_cap and len(links) < link_cap:
         # the rest of the page's links, after pruning (menus were dropped; listing pages keep theirs)
-        _links([body], base, set(l["url"] for l in links), links, link_cap)
+        _links([body], base, set(l["url"] for l in links), links, link_cap, stats)
     return page
 
 

@@ -101,7 +101,8 @@ def sniff(path):
 def _text_after_all(path, kind):
     """"empty" / "text" / "unknown" for bytes ``xlakit.sniff`` could not name: a lone BOM, or a
     long UTF-8 export with a damaged spot (the tables decode it as xlakit.text does, the bad
-    bytes shown as U+FFFD with a warning, rather than refuse the whole file)."""
+    bytes shown as U+FFFD with a warning, rather than refuse the whole file), or with a few stray
+    NUL bytes (dropped by the csv reader, with a warning)."""
     with open(path, "rb") as fh:
         head = fh.read(HEAD)
     if kind.size <= len(head) and not head.lstrip(b"\xef\xbb\xbf\xff\xfe\r\n\t \x00").strip():
@@ -109,6 +110,8 @@ def _text_after_all(path, kind):
     codec = xtext.detect_encoding(head)
     text = codecs.getincrementaldecoder(codec)("replace").decode(head, final=kind.size <= len(head))
     sample = text[:16384]
+    if xtext.stray_nuls(sample, codec):
+        sample = sample.replace("\x00", "")     # a few stray NULs in a text export: noise
     bad = sum(1 for ch in sample if (ord(ch) < 32 and ch not in "\t\r\n\f\v\x1a") or ch == "\ufffd")
     if sample and "\x00" not in sample and bad <= max(2, len(sample) // 100):
         return "text"

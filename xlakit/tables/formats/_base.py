@@ -6,7 +6,7 @@ openpyxl or a LibreOffice re-save must give the same Python values), so the rule
 - ``number(x)``: integral floats become ``int`` (exactly integral and below 2**53, where a float
   still counts units exactly), everything else stays ``float``;
 - ``classify_format(code)``: whether a number format shows a date, a date+time, a time or an
-  elapsed duration — by its tokens, ignoring quoted text, ``[...]`` colour/locale blocks and
+  elapsed duration (``elapsed`` / ``elapsed:<pattern>``, see ``elapsed_style``) — by its tokens, ignoring quoted text, ``[...]`` colour/locale blocks and
   backslash escapes, so Chinese formats such as ``yyyy"年"m"月"d"日"`` are recognised;
 - ``serial_to_value(serial, kind, date1904)``: Excel's day serial to ``date``/``datetime``/``time``
   with Excel's own calendar quirks (1900 leap-year bug, 1904 system).
@@ -16,6 +16,7 @@ import datetime
 import re
 
 from ...errors import FormatError  # noqa: F401 - the readers' error type, re-exported
+from ..values import Duration
 
 
 SheetInfo = collections.namedtuple("SheetInfo", "name hidden index")
@@ -59,6 +60,27 @@ _AMPM_RE = re.compile(r"am/pm|a/p")
 _TOKEN_RE = re.compile(r"y+|m+|d+|h+|s+|e+|g+|0+")
 
 
+_ELAPSED_STYLE_RE = re.compile(r"\[(h+|m+|s+)\]((?::?(?:m+|s+))*)(\.0+)?")
+
+
+def _elapsed_style(code):
+    """The shown pattern of an elapsed format (quotes and colour blocks already stripped):
+    ``[h]:mm:ss`` -> ``h:mm:ss``, ``[mm]:ss.00`` -> ``mm:ss.00``; None when there is none."""
+    m = _ELAPSED_STYLE_RE.search(code)
+    if m is None:
+        return None
+    parts = [m.group(1)] + re.findall(r"m+|s+", m.group(2))
+    return ":".join(parts) + (m.group(3) or "")
+
+
+def elapsed_style(kind):
+    """The display pattern carried by an elapsed kind (``elapsed`` -> ``h:mm:ss``,
+    ``elapsed:mm:ss`` -> ``mm:ss``); None for any other kind."""
+    if kind is None or not kind.startswith(ELAPSED):
+        return None
+    return kind[len(ELAPSED) + 1:] or "h:mm:ss"
+
+
 def builtin_kind(fmt_id):
     if fmt_id in _BUILTIN_DATE:
         return DATE
@@ -79,6 +101,10 @@ def classify_format(code):
     if code in ("general", "@"):
         return None
     code = _STRIP_RE.sub("", code)
+    style = _elapsed_style(code)
+    # "General" after a colour/locale block ([$-804]General, [DBNum1][$-804]General, [Red]General)
+    # is still General: its g/e letters are no era tokens
+    code = code.replace("general", "")
     elapsed = bool(_ELAPSED_RE.search(code))
     code = _ELAPSED_RE.sub("h", code)
     code = _AMPM_RE.sub("", code)
@@ -105,7 +131,7 @@ def classify_format(code):
     if not has_date and not has_time:
         return None
     if elapsed and not has_date:
-        return ELAPSED
+        return ELAPSED if style in (None, "h:mm:ss") else ELAPSED + ":" + style
     if has_date and has_time:
         return DATETIME
     if has_date:
@@ -128,25 +154,27 @@ def serial_to_value(serial, kind, date1904=False):
     - DATE with an integral serial -> ``datetime.date``;
     - a fractional serial, or DATETIME -> ``datetime.datetime`` (rounded to the millisecond,
       as Excel stores times as binary fractions of a day);
-    - a serial below 1 with a TIME or ELAPSED format, or with a fraction whatever the date
-      format -> ``datetime.time`` (serial 0 itself with a date format stays Excel's 1900-01-00,
-      read as 1899-12-31);
-    - ELAPSED durations of a day or more ([h]:mm) stay numbers: they are not points in time.
+    - a serial below 1 with a TIME format, or with a fraction whatever the date format ->
+      ``datetime.time`` (serial 0 itself with a date format stays Excel's 1900-01-00, read as
+      1899-12-31);
+    - ELAPSED kinds ([h]:mm:ss, [mm]:ss, [s]) -> ``Duration``: the number of days (sums keep
+      working) shown as the person sees it (``255:10:10``); a duration is no point in time.
     Excel's 1900 system believes 1900 was a leap year: serial 60 is the non-existent 1900-02-29
     (read as 1900-02-28 here) and serials below 60 are one day off from a plain count.
     Out-of-range serials (negative, beyond year 9999) stay numbers.
     """
     if kind is None:
         return serial
-    if kind == ELAPSED and not 0 <= serial < 1:
-        return serial
+    style = elapsed_style(kind)
+    if style is not None:
+        return Duration(serial, style)
     if not -1 < serial < 2958466:
         return serial
     if serial < 0:
         return serial
     ms = int(round(serial * _MS_PER_DAY))
     days, ms = divmod(ms, _MS_PER_DAY)
-    if days == 0 and (kind in (TIME, ELAPSED) or (ms and not date1904)):
+    if days == 0 and (kind == TIME or (ms and not date1904)):
         # a serial below 1 is a time of day, whatever the format says (Excel shows 0.6667 in a
         # date+time format as 16:00, not as a moment on the non-existent 1900-01-00; in the
         # 1904 system day 0 is a real date, 1904-01-01)

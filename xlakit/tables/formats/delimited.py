@@ -6,7 +6,9 @@ The one rewrite done here is Excel's own "keep as text" trick, ``="00123"``, whi
 so Excel does not eat leading zeros: it is read as ``00123``.
 
 Encoding: a BOM decides (utf-8-sig, utf-16); else strict UTF-8 if the sample decodes; else
-gb18030 (a superset of GBK/GB2312, what Chinese Excel/WPS write as "ANSI"). The sample is the
+gb18030 (a superset of GBK/GB2312, what Chinese Excel/WPS write as "ANSI"). UTF-16 without a BOM
+needs real evidence (``xlakit.text``); a few stray NUL bytes in other text are dropped as it is
+decoded (``_NulFree``), with a warning. The sample is the
 first 4 MB; if a later part of a "UTF-8" file does not decode, the bad bytes show as U+FFFD and
 a warning says so, instead of failing half way.
 
@@ -112,6 +114,10 @@ class DelimitedBook(BaseBook):
         text = xtext.decode_prefix(raw, self.encoding, "replace")
         if text.startswith("\ufeff"):
             text = text[1:]
+        # stray NUL bytes in a UTF-8/GBK export are noise: dropped as the text is decoded
+        self._nuls = xtext.stray_nuls(text, self.encoding)
+        if self._nuls:
+            text = text.replace("\x00", "")
         self.delimiter = sniff_delimiter(text)
         self.sheets = [SheetInfo(name, False, 0)]
         self.encoding_label = xtext.label(self.encoding)
@@ -127,7 +133,7 @@ class DelimitedBook(BaseBook):
         bad_before = _flag.count
         errors = "xla_count_replace"
         with io.open(self.path, "r", encoding=self.encoding, errors=errors, newline="") as fh:
-            records = _records(fh, self.delimiter)
+            records = _records(_NulFree(fh) if self._nuls else fh, self.delimiter)
             if max_rows is None:
                 yield from records
             else:
@@ -137,10 +143,31 @@ class DelimitedBook(BaseBook):
                     done += 1
                     if done >= max_rows:
                         break
+        if self._nuls:
+            self.warn("文件里夹有空字节（NUL，多是导出程序出错留下的），读取时已忽略；文字按 %s 读取" % self.encoding_label)
         bad = _flag.count - bad_before
         if bad:
             self.warn("文件里有 %d 处字节不是 %s 编码，已显示为 �；如有乱码，请把文件另存为 UTF-8 再试" % (
                 bad, self.encoding_label))
+
+
+class _NulFree(object):
+    """A text file with its NUL characters dropped as it is decoded (``read``, ``readline`` and
+    line iteration, what ``_records`` uses): stray NULs in a UTF-8/GBK export are noise, and the
+    csv module of Python < 3.11 refuses a line with one."""
+
+    def __init__(self, fh):
+        self._fh = fh
+
+    def read(self, size=-1):
+        return self._fh.read(size).replace("\x00", "")
+
+    def readline(self, size=-1):
+        return self._fh.readline(size).replace("\x00", "")
+
+    def __iter__(self):
+        for line in self._fh:
+            yield line.replace("\x00", "")
 
 
 def _records(fh, delimiter):

@@ -20,7 +20,7 @@ ODS stores values typed, beside their display text:
 ``office:value-type`` float/percentage/currency -> ``office:value`` as a number (a percentage
 stays the fraction, 15 % -> 0.15, as the xlsx reader gives it), date -> ``office:date-value``
 (``date`` or ``datetime``), time -> ``office:time-value`` (an ISO duration: ``time`` below a
-day, a number of days at or above, like elapsed formats in ``_base``), boolean -> ``bool``
+day, a ``Duration`` at or above, like elapsed formats in ``_base``), boolean -> ``bool``
 (also the number 1/0 shown exactly ``TRUE``/``FALSE``: LibreOffice keeps an xlsx boolean so),
 string -> the text (paragraphs joined by newlines, ``<text:s>`` runs of spaces expanded,
 comments left out). Long digit strings stay text because ODS says they are strings.
@@ -49,6 +49,7 @@ import zlib
 
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, number
+from ..values import Duration
 from .spreadsheetml import _no_gc
 
 NS_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
@@ -135,8 +136,9 @@ def parse_date(text):
 
 
 def parse_duration(text):
-    """ODS ``time-value`` (ISO 8601 duration, ``PT10H30M00S``) -> ``time`` below one day, else the
-    number of days (an elapsed time is not a clock time); the text itself if odd."""
+    """ODS ``time-value`` (ISO 8601 duration, ``PT10H30M00S``) -> ``time`` below one day, else a
+    ``Duration`` (days, shown ``255:10:10``: an elapsed time is not a clock time); the text
+    itself if odd."""
     m = _DURATION_RE.match(text.strip())
     if not m:
         return text
@@ -154,7 +156,7 @@ def parse_duration(text):
         mins, sec = divmod(sec, 60)
         hrs, mins = divmod(mins, 60)
         return datetime.time(hrs, mins, sec, micro)
-    return number(total / 86400.0)
+    return Duration(total / 86400.0)
 
 
 def _text_of(el, out):

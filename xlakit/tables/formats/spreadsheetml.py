@@ -42,7 +42,8 @@ import xml.etree.ElementTree as ET
 from ... import text as xtext
 from ...errors import os_error
 from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value,
-                    DATE, DATETIME, TIME, ELAPSED)
+                    DATE, DATETIME, TIME, elapsed_style)
+from ..values import Duration
 
 NS_SS = "urn:schemas-microsoft-com:office:spreadsheet"
 NS_X = "urn:schemas-microsoft-com:office:excel"
@@ -128,7 +129,13 @@ def parse_datetime(text, kind):
         moment = datetime.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
     except ValueError:
         return text
-    if kind in (TIME, ELAPSED) and moment.date() <= datetime.date(1900, 1, 1):
+    style = elapsed_style(kind)
+    if style is not None:
+        # a duration written as a moment after Excel's day 0 (1899-12-31; the fake 1900-02-29
+        # counts from March 1900 on)
+        days = (moment - datetime.datetime(1899, 12, 31)).total_seconds() / 86400.0
+        return Duration(days + 1 if days >= 60 else days, style)
+    if kind == TIME and moment.date() <= datetime.date(1900, 1, 1):
         return moment.time()        # Excel writes a bare time as 1899-12-31T10:30:00.000
     if kind != DATETIME and moment.time() == datetime.time(0):
         return moment.date()

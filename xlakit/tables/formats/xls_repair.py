@@ -16,11 +16,13 @@ is never silently wrong:
   to xlrd as raw BIFF (``workbook_stream``).
 - **no CODEPAGE record, or a wrong one** (BIFF2-5 keep 8-bit text): the strings are scored
   against the likely code pages with the detector csv and txt files use (``xlakit.text``), and
-  the book is reopened with the best one (``better_encoding``).
+  the book is reopened with the best one (``better_encoding``). A declared code page other than
+  Windows-1252 (which writers put whatever the text) wins unless its text failed to decode.
 
 xlrd's two parse functions are wrapped once per process (``install``); the wrappers only act when
 the original fails, or when the reader asks for a recount after a sheet pointed past the table.
 """
+import re
 import threading
 
 from ... import sniff
@@ -183,6 +185,13 @@ def _codec(name):
     return _SAME.get(name, xtext.codec_for_label(name) or name)
 
 
+# Declared code pages that are no evidence: Windows-1252 is what many non-Excel writers put in
+# the CODEPAGE record whatever the text is (Cyrillic or GBK bytes under "1252").
+_OVERRIDABLE = frozenset(["cp1252"])
+# what a failed decode leaves: replacement characters, C1 controls (bytes a code page lacks)
+_FAILED = re.compile("[\ufffd\x80-\x9f]")
+
+
 def better_encoding(book, limit=4000):
     """``(codec, reason)`` when the 8-bit text of an xlrd ``book`` (BIFF < 8) reads better in
     another code page than the one xlrd used, else None. The strings are turned back into the
@@ -205,6 +214,11 @@ def better_encoding(book, limit=4000):
             if size > limit:
                 break
     except Exception:  # noqa: BLE001 - the caller reads the book anyway
+        return None
+    if book.codepage is not None and _codec(used) not in _OVERRIDABLE and not any(
+            _FAILED.search(p) for p in pieces):
+        # a declared code page wins unless its text failed to decode: short Cyrillic cells
+        # (р., OOО with a Latin O) may score better in another code page, but the file says 1251
         return None
     try:
         raw = "\n".join(p for p in pieces if not p.isascii()).encode(used)

@@ -206,7 +206,9 @@ class SheetParser(object):
                         # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
                         # tag is written another way (</c >): let the XML parser decide
                         raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
-                    raw = _inner_value(inner, p)                # formula cells: <f>..</f><v>..</v>
+                    # formula cells: <f>..</f><v>..</v>; an inline string is its <is> text even
+                    # when the writer also put a (stale) <v> beside it, as Excel reads it
+                    raw = None if meta[0] == "inlineStr" and is_tag in inner else _inner_value(inner, p)
                     if raw is None:
                         if is_tag in inner:
                             value = _rich_text(inner)

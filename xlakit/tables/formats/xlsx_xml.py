@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from ..values import col_index as _col_index
-from ._base import builtin_kind, classify_format
+from ._base import builtin_kind, classify_format, elapsed_style
 
 _REL_NS_TAIL = "relationships"
 
@@ -149,7 +149,8 @@ _BUILTIN_NUMBER = {1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 5: '"¥"#,##0;"
 
 class _Styles(object):
     """Which cell style indexes (``s=``) carry a date/time number format, and of which kind;
-    ``codes``: the money/number format code of the others (General and text left out)."""
+    ``codes``: the money/number format code of the others (General and text left out) and of the
+    elapsed durations (``[h]:mm:ss``)."""
 
     def __init__(self, xml_bytes):
         self.kinds = {}
@@ -182,6 +183,9 @@ class _Styles(object):
             kind = classify_format(custom[fmt_id]) if fmt_id in custom else builtin_kind(fmt_id)
             if kind:
                 self.kinds[index] = kind
+                if elapsed_style(kind):
+                    # a derived table keeps [h]:mm:ss, so its sums still read as durations
+                    self.codes[index] = custom.get(fmt_id) or "[h]:mm:ss"
             else:
                 code = custom.get(fmt_id) or _BUILTIN_NUMBER.get(fmt_id)
                 if code and code.strip().lower() not in ("general", "@"):
