@@ -228,3 +228,22 @@ def test_the_run_temp_goes_after_a_timeout(home):
                           "open(os.path.join(tempfile.gettempdir(), 'left.txt'), 'w').write('x' * 1000)\n"
                           "print(tempfile.gettempdir(), flush=True)\ntime.sleep(60)\n", timeout=2)
     assert data["timed_out"] is True and "xla-run-" in data["stdout"]
+
+
+def test_old_run_temp_leftovers_are_swept(home):
+    """A run whose run_python was itself killed leaves an (empty) xla-run-* folder: the next run removes
+    the ones older than a day, and leaves a fresh one (another run's) alone."""
+    tmp = home.parent / "systmp"
+    tmp.mkdir(exist_ok=True)
+    old, fresh = tmp / "xla-run-old", tmp / "xla-run-fresh"
+    old.mkdir()
+    fresh.mkdir()
+    os.utime(str(old), (0, 0))
+    from xlakit import host
+    ws = home / ".xla" / "workspace"
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "s.py").write_text("print('hi')\n")
+    data = assert_contract(host.run_tool("run_python", {"path": str(ws / "s.py")}, home=str(home),
+                                         extra_env={"TMPDIR": str(tmp)}, log=False))
+    assert data["ok"] and data["stdout"].strip() == "hi"
+    assert not old.exists() and fresh.exists()

@@ -422,6 +422,7 @@ def _posix_run_temp(roots, env):
     if os.name != "posix":
         return None
     tmp = os.path.realpath(tempfile.gettempdir())
+    _posix_sweep(tmp)
     try:
         run_temp = os.path.realpath(tempfile.mkdtemp(prefix="xla-run-", dir=tmp))
     except OSError as exc:
@@ -429,6 +430,26 @@ def _posix_run_temp(roots, env):
     roots[:] = [r for r in roots if r != tmp] + [run_temp]
     env["TMPDIR"] = run_temp
     return run_temp
+
+
+def _posix_sweep(tmp, age=86400):
+    """Leftovers of runs whose run_python was itself killed before its clean-up (the host's own
+    timeout): our ``xla-run-*`` folders older than a day go (empty ones, on Linux: the tmpfs went with
+    the guard's namespace)."""
+    import shutil
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(tmp) if n.startswith("xla-run-")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(tmp, name)
+        try:
+            st = os.lstat(path)
+            if (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and now - st.st_mtime > age:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def _posix_cleanup(run_temp, pid):
