@@ -67,7 +67,9 @@ def _add_path():
 
 
 def manual_command(requirements):
-    return "pip3 install --target \"%s\" %s" % (PYDEPS, " ".join('"%s"' % r for r in requirements))
+    """The pip command a person can run by hand, with this interpreter's pip (xlakit.pycmd)."""
+    from xlakit import pycmd
+    return "%s install --target \"%s\" %s" % (pycmd.pip_cmd(), PYDEPS, " ".join('"%s"' % r for r in requirements))
 
 
 def _try_import(module):
@@ -209,7 +211,8 @@ def group_ready(name):
 
 def group_command(name):
     """The one command a person runs to install group ``name`` ahead of time."""
-    return "python3 xla.py install %s" % name
+    from xlakit import pycmd
+    return "%s install %s" % (pycmd.xla_cmd(), name)
 
 
 def ensure_group(name, timeout=INSTALL_TIMEOUT):
@@ -245,7 +248,8 @@ def main(argv=None):
         print("已就绪：%s（%s）" % (what, PYDEPS))
         return 0
     if argv[:1] != ["install-all"]:
-        print("用法：python3 pydeps_boot.py install-all | install %s" % "|".join(sorted(GROUPS)))
+        from xlakit import pycmd
+        print("用法：%s pydeps_boot.py install-all | install %s" % (pycmd.python_cmd(), "|".join(sorted(GROUPS))))
         return 2
     try:
         names = install_all()

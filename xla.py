@@ -48,6 +48,12 @@ USAGE = """xla-tools 命令行
                                           在 .venv 里装好测试依赖并运行全部测试（--quick 只跑快速检查的一组）"""
 
 
+def _usage():
+    """USAGE with this interpreter's name (``python3`` is the Store alias on Windows: xlakit.pycmd)."""
+    from xlakit import pycmd
+    return USAGE.replace("python3 xla.py", pycmd.xla_cmd())
+
+
 def _print_json(obj):
     from xlakit.wire import clean_surrogates
     print(clean_surrogates(json.dumps(obj, ensure_ascii=False, indent=2)))
@@ -113,10 +119,11 @@ def cmd_run(args):
         else:
             rest.append(a)
     if not rest:
-        print("用法：python3 xla.py run 工具名 ['{\"参数\": ...}']", file=sys.stderr)
+        from xlakit import pycmd
+        print("用法：%s run 工具名 ['{\"参数\": ...}']" % pycmd.xla_cmd(), file=sys.stderr)
         return 2
     name = rest[0]
-    raw = rest[1] if len(rest) > 1 else (sys.stdin.read() if not sys.stdin.isatty() else "")
+    raw = rest[1] if len(rest) > 1 else (_read_stdin() if not sys.stdin.isatty() else "")
     try:
         params = json.loads(raw) if raw.strip() else {}
     except ValueError as exc:
@@ -136,6 +143,34 @@ def cmd_run(args):
         print("（结果带 %d 张图片%s）" % (len(result.images), "，已保存：" + "、".join(paths) if paths else
               "；加 --save-images 目录 可保存"), file=sys.stderr)
     return 0 if result.ok else 1
+
+
+def _read_stdin():
+    """Piped-in JSON as text. Read as bytes and decoded by the project's decoder (UTF-8 first, then
+    GBK and the other legacy code pages): on a Chinese Windows, Python reads a pipe in the ANSI
+    code page (936), so UTF-8 JSON from a script or another program would become mojibake and a
+    Chinese path would no longer be found; a JSON typed into ``cmd`` and piped with ``echo``
+    arrives in GBK and is read right too."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read()
+    return xla_text.decode(stream.read())[0]
+
+
+def _safe_streams():
+    """stdout/stderr that can write any answer. Piped or redirected (a file, another program),
+    Python on Windows writes in the ANSI code page, where a character outside GBK (an emoji, ✓, a
+    rare name) ends in UnicodeEncodeError: there the answer is written as UTF-8, as the tools
+    themselves write it (unless PYTHONIOENCODING says otherwise). On a console, characters the
+    console cannot show become ``?`` instead of a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if not stream.isatty() and not os.environ.get("PYTHONIOENCODING"):
+                stream.reconfigure(encoding="utf-8", errors="replace")
+            else:
+                stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 class _TerminalBar:
@@ -239,8 +274,9 @@ COMMANDS = {"check": cmd_check, "list": cmd_list, "schema": cmd_schema, "run": c
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    _safe_streams()
     if not argv or argv[0] not in COMMANDS:
-        print(USAGE)
+        print(_usage())
         return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
     try:
         return COMMANDS[argv[0]](argv[1:])

@@ -35,6 +35,11 @@ copy kept), ``local`` (``XLA_DEV=1`` or ``XLA_TOOLS_SYNC=0``: the remote is not 
 project's own working tree is used), and with ``ok: false``: ``refused`` (the destination is not
 ours and ``force`` was not given) or ``failed`` (no usable version at all).
 
+Without git (office PCs rarely have it) an HTTPS remote is synced from its release archives:
+tags from git's smart-HTTP reference list, files from the forge's zip of the tag, verified by the
+commit id ``git archive`` stores in it (``xlakit/sync_archive.py``); such a copy carries
+``.xla-archive.json`` instead of ``.git`` and is updated the same way.
+
 Git runs without any chance to prompt (``GIT_TERMINAL_PROMPT=0``, empty askpass, no credential
 helper, stdin closed, its own session without a terminal) and with timeouts, so a remote that wants a password or
 a dead network gives a Chinese message instead of a hung assistant.
@@ -60,6 +65,7 @@ from xlakit.fs import lock as xla_lock  # noqa: E402
 from xlakit import manifest as xla_manifest  # noqa: E402
 from xlakit.fs.paths import home_dir  # noqa: E402  (HOME first, also on Windows)
 from xlakit.host import group_kwargs, kill_tree  # noqa: E402
+from xlakit import sync_archive  # noqa: E402
 
 DEFAULT_REMOTE = "https://gitee.com/empiror/xla-tools.git"
 DEFAULT_DEST_NAME = ".xla-tools"
@@ -383,7 +389,7 @@ class _Syncer:
     def cleanup_leftovers(self):
         """Remove staging/check folders of a sync that crashed (we hold the lock: none is live)."""
         parent, base = os.path.split(self.dest)
-        for suffix in (".staging-*", ".check-*"):
+        for suffix in (".staging-*", ".check-*", ".old-*"):
             for path in glob.glob(os.path.join(glob.escape(parent), glob.escape(base) + suffix)):
                 self.log("清理上次中断留下的 %s" % path)
                 _rmtree(path)
@@ -396,6 +402,12 @@ class _Syncer:
             return Local("foreign", reason="%s 是一个文件，不是工具集文件夹" % dest)
         if not os.listdir(dest):
             return Local("empty")
+        record = sync_archive.read_record(dest)
+        if record is not None and not os.path.exists(self.git_dir):
+            if normalize_remote(record.get("remote", "")) != normalize_remote(self.remote):
+                return Local("foreign", reason="%s 是另一个仓库（%s）的副本，不是 %s 的" % (
+                    dest, record.get("remote") or "来源不明", self.remote))
+            return Local("archive", tag=_read_tag(dest), head=record.get("commit"))
         if not os.path.exists(self.git_dir):
             return Local("foreign", reason="%s 不是 git 仓库（不是由同步创建的）" % dest)
         self.finish_interrupted_switch()
@@ -466,6 +478,8 @@ class _Syncer:
             if exc.kind != "missing":
                 raise
             return self.without_git()
+        if local.kind == "archive":
+            return self.run_archive(local)
         if local.kind == "foreign" and not self.force:
             return self.result(False, "refused", "%s。为避免误删你的文件，同步没有改动它。"
                                "如果确定要用工具集替换它，请加 --force（原文件夹会改名为 %s.bak-<时间> 保留），"
@@ -498,7 +512,7 @@ class _Syncer:
 
     def candidates(self, local, order):
         """Tags to try, newest first: the newest always; older ones only while still newer than ours."""
-        floor = parse_tag(local.tag) if local.kind == "ours" and local.tag else None
+        floor = parse_tag(local.tag) if local.kind in ("ours", "archive") and local.tag else None
         picked = [order[0]]
         for tag in order[1:MAX_CANDIDATES]:
             if floor is not None and parse_tag(tag) <= floor:
@@ -518,7 +532,7 @@ class _Syncer:
                            tag=self.latest, previous_tag=local.tag)
 
     def offline(self, local, why):
-        if local.kind == "ours" and self.usable(self.dest):
+        if local.kind in ("ours", "archive") and self.usable(self.dest):
             return self.result(True, "offline", "%s；继续使用本地已有的版本 %s（%s）" % (
                 why, local.tag or "未知版本", self.dest), tag=local.tag, previous_tag=local.tag)
         if local.kind == "foreign":
@@ -526,7 +540,11 @@ class _Syncer:
         return self.result(False, "failed", "%s；本地还没有可用的工具集，解决后请重新同步" % why)
 
     def without_git(self):
-        """git is missing: we cannot ask the remote, but a synced copy on disk is still usable."""
+        """git is missing: an HTTPS remote is synced from its release archives (no git needed;
+        a git checkout at the destination stays as it is); otherwise a synced copy on disk is
+        still usable."""
+        if sync_archive.is_http(self.remote) and not os.path.exists(self.git_dir):
+            return self.run_archive(self.inspect())        # no .git: inspect() needs no git
         tag = _read_tag(self.dest) if os.path.isdir(self.dest) else None
         if tag and self.usable(self.dest):
             return self.result(True, "offline", "%s。暂时继续使用本地已有的版本 %s" % (GIT_MISSING, tag),
@@ -541,12 +559,74 @@ class _Syncer:
         return self.result(False, "failed", "%s；本地没有可用的工具集，请稍后重试" % why)
 
     def kept(self, local, why, **extra):
-        if local.kind == "ours" and self.usable(self.dest):
+        if local.kind in ("ours", "archive") and self.usable(self.dest):
             return self.result(True, "kept", "%s；继续使用当前版本 %s，本地副本未改动" % (why, local.tag or "未知版本"),
                                tag=local.tag, previous_tag=local.tag, **extra)
-        if local.kind in ("foreign", "ours"):
+        if local.kind in ("foreign", "ours", "archive"):
             why += "；目标目录 %s 未改动" % self.dest
         return self.result(False, "failed", "%s；本地还没有可用的工具集" % why, previous_tag=local.tag, **extra)
+
+    # -- without git: release archives over HTTPS (xlakit/sync_archive.py) -------------------
+    def run_archive(self, local):
+        if local.kind == "foreign" and not self.force:
+            return self.result(False, "refused", "%s。为避免误删你的文件，同步没有改动它。"
+                               "如果确定要用工具集替换它，请加 --force（原文件夹会改名为 %s.bak-<时间> 保留），"
+                               "或用 --dest 换一个目录" % (local.reason, self.dest))
+        try:
+            tags = release_tags(sync_archive.ls_remote(self.remote, self.timeout))
+        except sync_archive.ArchiveError as exc:
+            return self.offline(local, exc.message)
+        if not tags:
+            return self.offline(local, "远程仓库 %s 里没有 vX.Y.Z 形式的版本标签" % self.remote)
+        order = newest_first(tags)
+        self.latest = order[0]
+        if local.kind == "archive" and local.head == tags[self.latest]:
+            return self.current(local)
+        edits = sync_archive.local_edits(self.dest, sync_archive.read_record(self.dest)) if local.kind == "archive" else []
+        if edits and not self.force:
+            shown = "、".join(edits[:5]) + ("等 %d 项" % len(edits) if len(edits) > 5 else "")
+            return self.result(False, "refused", "%s 里有本地改动（%s），同步不会覆盖它们；当前仍是 %s。"
+                               "如果这些改动不需要保留，请加 --force（原文件夹会改名为 %s.bak-<时间> 保留）"
+                               % (self.dest, shown, local.tag or "未知版本", self.dest),
+                               tag=local.tag, previous_tag=local.tag, local_edits=edits[:50])
+        invalid = []
+        for tag in self.candidates(local, order):
+            if local.kind == "archive" and tags[tag] == local.head:
+                break
+            staging = "%s.staging-%d" % (self.dest, os.getpid())
+            try:
+                self.log("下载 %s 的压缩包" % tag)
+                data = sync_archive.download(self.remote, tag, tags[tag], 2 * self.timeout)
+                sync_archive.extract(data, staging)
+                problems = xla_manifest.check_manifest(staging)
+                if problems:
+                    raise _Invalid(tag, problems)
+                _write_tag(staging, tag)
+                sync_archive.write_record(staging, self.remote, tag, tags[tag])
+            except _Invalid as exc:
+                _rmtree(staging)
+                invalid.append(exc)
+                continue
+            except sync_archive.ArchiveError as exc:
+                _rmtree(staging)
+                return self.kept(local, exc.message)
+            try:
+                backup = self.move_into_place(local if edits or local.kind != "archive" else Local("archive"), staging)
+            except OSError as exc:
+                _rmtree(staging)
+                return self.kept(local, "无法把新版本放到 %s（%s），请确认没有程序正在使用该文件夹"
+                                         % (self.dest, exc.strerror or exc))
+            extra = {"via": "archive"}
+            msg = ("已把工具集从 %s 更新到 %s" % (local.tag or "未知版本", tag) if local.kind == "archive"
+                   else "已下载工具集 %s 到 %s" % (tag, self.dest))
+            if backup:
+                msg += "；原来的文件夹已改名为 %s 保留" % backup
+                extra["backup"] = backup
+            msg += "（本机没有 git：用的是发布压缩包，已核对它与版本标签的提交一致）" + self.skipped_note(invalid)
+            return self.result(True, "updated" if local.kind == "archive" else "cloned", msg, tag=tag,
+                               previous_tag=local.tag if local.kind == "archive" else None, **extra)
+        return self.kept(local, "可安装的版本都没有通过校验：%s" % (self.invalid_list(invalid) or "没有更新的版本"),
+                                 problems=invalid[0].problems if invalid else [])
 
     # -- fresh install ---------------------------------------------------------------------
     def install_fresh(self, local, tags, order):
@@ -610,9 +690,14 @@ class _Syncer:
     def move_into_place(self, local, staging):
         """Rename staging -> dest; a foreign/edited dest (only with force) is renamed to a backup first."""
         backup = None
+        old_copy = None
         if local.kind == "empty":
             os.rmdir(self.dest)
-        elif local.kind in ("foreign", "ours"):
+        elif local.kind == "archive" and local.tag is None and local.head is None:
+            # a clean archive copy being updated: swapped out, its libraries kept, then removed
+            old_copy = "%s.old-%d" % (self.dest, os.getpid())
+            os.replace(self.dest, old_copy)
+        elif local.kind in ("foreign", "ours", "archive"):
             backup = "%s.bak-%s" % (self.dest, _timestamp())
             n = 2
             while os.path.lexists(backup):
@@ -622,10 +707,18 @@ class _Syncer:
         try:
             os.replace(staging, self.dest)
         except OSError:
-            if backup:
-                os.replace(backup, self.dest)
+            if backup or old_copy:
+                os.replace(backup or old_copy, self.dest)
             raise
-        if backup and local.kind == "ours":
+        if old_copy:
+            old_deps = os.path.join(old_copy, "tools", "pydeps")
+            if os.path.isdir(old_deps) and not os.path.exists(os.path.join(self.dest, "tools", "pydeps")):
+                try:
+                    os.replace(old_deps, os.path.join(self.dest, "tools", "pydeps"))
+                except OSError:
+                    pass
+            _rmtree(old_copy)
+        if backup and local.kind in ("ours", "archive"):
             # Our own copy replaced because of local edits: its installed libraries are still good,
             # carry them over rather than re-downloading (best effort; the backup keeps the rest).
             old_deps = os.path.join(backup, "tools", "pydeps")

@@ -54,3 +54,42 @@ def test_quick_marker_selects_a_subset(home):
     files = set(ln.split("::")[0].rsplit("/", 1)[-1] for ln in ids)
     assert files == {"test_cli.py", "test_contract.py"}
     assert not any("test_tool_survives_bad_input" in i for i in ids)      # the 600 bad-input cases stay out
+
+
+def _legacy_console(home):
+    """A child whose stdin/stdout use a non-UTF-8 code page, as Python on a Chinese Windows reads and
+    writes pipes in the ANSI code page: here the C locale (ASCII), with UTF-8 mode and locale
+    coercion off so Python really uses it."""
+    return {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+
+
+def test_run_reads_piped_utf8_and_gbk_json_whatever_the_code_page(home):
+    """UTF-8 JSON piped into ``xla.py run`` reaches the tool intact (not decoded in the console's code
+    page into mojibake, which turned a Chinese path into 找不到文件), and so does GBK typed into cmd."""
+    folder = home / "九月"
+    folder.mkdir()
+    (folder / "笔记.txt").write_text("第一行 ✓\n", encoding="utf-8")
+    payload = json.dumps({"path": str(folder / "笔记.txt")}, ensure_ascii=False)
+    for raw in (payload.encode("utf-8"), payload.encode("gbk")):
+        proc = _cli(["run", "read_text_file"], home, extra=_legacy_console(home), input=raw)
+        assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+        assert b"Traceback" not in proc.stderr
+        data = json.loads(proc.stdout.decode("utf-8"))        # piped: written as UTF-8, never a crash
+        assert data["ok"] and "第一行 ✓" in json.dumps(data, ensure_ascii=False)
+
+
+def test_run_answer_outside_the_code_page_does_not_crash(home):
+    """A Chinese error on an ASCII/GBK stdout used to end in UnicodeEncodeError: now it arrives."""
+    proc = _cli(["run", "read_text_file", json.dumps({"path": str(home / "没有这个文件 ✓.txt")})], home,
+                extra=_legacy_console(home))
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr.decode("utf-8", "replace")
+    assert "找不到" in json.loads(proc.stdout.decode("utf-8"))["error"]
+
+
+def test_run_timeout_names_the_real_limit(home):
+    ws = home / ".xla" / "workspace"
+    ws.mkdir(parents=True)
+    (ws / "慢.py").write_text("import time\ntime.sleep(30)\n", encoding="utf-8")
+    proc = _cli(["run", "run_python", json.dumps({"path": "慢.py"}), "--timeout", "2"], home)
+    err = json.loads(proc.stdout.decode("utf-8"))["error"]
+    assert proc.returncode == 1 and "超过 2 秒" in err and "60" not in err

@@ -243,3 +243,13 @@ def test_bar_labels_break_evenly_shrink_first_and_stay_on_the_canvas(run):
     assert ink(img, 0, 0, w, 2) == ink(img, 0, h - 2, w, h) == 0
     assert ink(img, 0, 0, 2, h) == ink(img, w - 2, 0, w, h) == 0
     assert ink(img, 0, h - 60, w, h) > 0                            # the labels are there
+
+
+def test_no_font_hint_names_this_systems_font():
+    """The hint a user gets when no Chinese font is found names a font of their own OS: YaHei and
+    SimHei on Windows (a Linux package means nothing there), a package command on Linux."""
+    from xlakit.raster import sfnt
+    win = sfnt.install_hint("win32")
+    assert "微软雅黑" in win and "msyh.ttc" in win and "simhei" in win and "文泉驿" not in win and "apt" not in win
+    assert "PingFang" in sfnt.install_hint("darwin")
+    assert "fonts-wqy-microhei" in sfnt.install_hint("linux")

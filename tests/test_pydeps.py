@@ -35,7 +35,7 @@ def sandbox(tmp_path):
     (root / "tools").mkdir(parents=True)
     (root / "xlakit" / "fs").mkdir(parents=True)
     for name in ("pydeps_boot.py", "xlakit/__init__.py", "xlakit/fs/__init__.py", "xlakit/fs/lock.py", "xlakit/manifest.py",
-                 "xlakit/progress.py"):
+                 "xlakit/progress.py", "xlakit/pycmd.py"):
         shutil.copy(os.path.join(ROOT, name), str(root / name))
     return root
 
@@ -77,7 +77,7 @@ def test_unreachable_registry_names_the_manual_command(tmp_path):
             "try:\n    pydeps_boot.ensure('xlanothere', 'xlanothere>=1')\n"
             "except pydeps_boot.DependencyError as e:\n    print(e)\n") % str(root)
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert "pip3 install --target" in res.stdout and str(root / "tools" / "pydeps") in res.stdout
+    assert " -m pip install --target" in res.stdout and "pip3" not in res.stdout and str(root / "tools" / "pydeps") in res.stdout
     assert "自动安装" in res.stdout and "Traceback" not in res.stdout + res.stderr
     assert '[xla-progress] {"done": 0, "total": null, "note": "正在安装第三方库 xlanothere>=1' in res.stderr
     assert not (root / "tools" / "pydeps" / "xlanothere").exists()
@@ -96,7 +96,7 @@ def test_missing_pip_or_python_gives_the_manual_command(tmp_path, monkeypatch):
         try:
             boot.ensure("xlanothere2", "xlanothere2>=1")
         except boot.DependencyError as exc:
-            assert "无法启动 pip" in str(exc) and "pip3 install --target" in str(exc)
+            assert "无法启动 pip" in str(exc) and str(tmp_path / "no-python") + " -m pip install --target" in str(exc)
         else:
             raise AssertionError("expected DependencyError")
     finally:

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from xlakit import runtime as rt  # noqa: E402
 from xlakit.fs import files, paths  # noqa: E402
 from xlakit.errors import InputError  # noqa: E402
-from xlakit.raster import chart, png  # noqa: E402
+from xlakit.raster import chart, png, sfnt  # noqa: E402
 from xlakit.raster.typeset import choose_fonts  # noqa: E402
 
 KIND_NAMES = {"line": "折线图", "bar": "柱状图", "pie": "饼图"}
@@ -63,7 +63,7 @@ def main(params):
     for n in notes + layout_notes:
         rt.warn(n)
     if fonts.primary.kind == "bitmap" and os.environ.get("XLA_CHART_BITMAP") != "1":
-        rt.warn("没有找到中文字体，用内嵌点阵字库画了文字；安装任一中文字体（如文泉驿微米黑）后效果更好")
+        rt.warn("没有找到中文字体，用内嵌点阵字库画了文字；" + sfnt.install_hint())
     out = {"summary": summary, "path": path, "width": canvas.w, "height": canvas.h, "bytes": len(data),
            "font": fonts.describe(),
            "images": [{"name": os.path.basename(path), "mime": "image/png",

@@ -53,6 +53,7 @@ class RunResult:
         self.stderr = ""
         self.duration = 0.0
         self.timed_out = False
+        self.timeout = TIMEOUT          # the limit this run had (the error names it)
         self.cancelled = False
         self.output_capped = False
         self.cut = False
@@ -203,6 +204,12 @@ def audit(home, tool, args, result):
         pass
 
 
+def _seconds(value):
+    """A timeout as people write it: 60, 5, 2.5."""
+    value = TIMEOUT if value is None else value
+    return ("%d" % value) if float(value).is_integer() else ("%g" % value)
+
+
 def _finish(result, stdout, stderr):
     result.stdout, result.stderr = stdout, stderr
     parsed = None
@@ -224,7 +231,7 @@ def _finish(result, stdout, stderr):
     if result.cancelled:
         result.error = "调用已取消，工具进程已终止"
     elif result.timed_out:
-        result.error = "工具运行超过 %d 秒被终止。请缩小范围（分段、筛选）后重试" % TIMEOUT
+        result.error = "工具运行超过 %s 秒被终止。请缩小范围（分段、筛选）后重试" % _seconds(result.timeout)
     elif result.output_capped:
         result.error = "工具输出超过 1MB，已被终止。这是工具的缺陷：它应当分页输出"
     elif result.exit_code != 0 or not body:
@@ -286,6 +293,7 @@ def run_tool(name, args=None, root=None, home=None, extra_env=None, timeout=TIME
         result.error = "同时运行的工具已达上限（%d 个），排队超时，请稍后重试" % max_parallel
         return result
     started = time.monotonic()
+    result.timeout = timeout
     try:
         _spawn(result, [python or python_command(), "-X", "utf8", "-u", script], os.path.join(root, "tools"),
                tool_env(root, home, extra_env), stdin_bytes, timeout, cancel, _increasing(on_progress))

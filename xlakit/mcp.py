@@ -612,6 +612,12 @@ Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消�
     --poll 秒       多久检查一次 tools.json 是否变化（默认 %s）""" % (xla_host.TIMEOUT, POLL_SECONDS)
 
 
+def _usage():
+    """USAGE naming this interpreter (``python3`` is the Store alias on Windows: xlakit.pycmd)."""
+    from . import pycmd
+    return USAGE.replace("python3 xla.py", pycmd.xla_cmd())
+
+
 def print_config(client, root=None, extra_args=()):
     """``--config CLIENT``: the JSON block on stdout, where to paste it on stderr."""
     from . import mcpconfig
@@ -634,12 +640,12 @@ def main(argv=None):
     it = iter(argv)
     for arg in it:
         if arg in ("-h", "--help"):
-            print(USAGE, file=sys.stderr)
+            print(_usage(), file=sys.stderr)
             return 0
         key = arg[2:] if arg.startswith("--") else None
         value = next(it, None)
         if key not in options or value is None:
-            print("无法识别的参数：%s\n\n%s" % (arg, USAGE), file=sys.stderr)
+            print("无法识别的参数：%s\n\n%s" % (arg, _usage()), file=sys.stderr)
             return 2
         if key == "config":
             from . import mcpconfig

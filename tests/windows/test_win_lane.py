@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from winfixtures import lane, win_home, win_tmp  # noqa: F401 - fixtures
 from winlane import lane_python, linux_path, ping, win_path, win_python, win_tool
 
 pytestmark = pytest.mark.windows
@@ -59,3 +60,17 @@ def test_a_tool_answers_through_the_harness(lane, win_home):
     res = win_tool("current_time", {"timezone": "北京"}, home=win_home)
     assert res.ok and res.exit_code == 0, res
     assert res.data["utc_offset"] == "+08:00"
+
+
+def test_why_the_host_passes_the_windows_system_variables(lane):
+    """Measured here: without TEMP/TMP a Windows Python's temp folder is C:\\Windows\\Temp (a system
+    folder), and without USERPROFILE ``expanduser('~')`` stays "~" (Python ignores HOME on Windows),
+    which is why xlakit.host.tool_env passes them on Windows. (Winsock needs SYSTEMROOT on a real
+    Windows — WinError 10106 without it; Wine does not need it, so that part is not provable here.)"""
+    code = "import os, tempfile; print(tempfile.gettempdir()); print(os.path.expanduser('~'))"
+    bare = win_python(code, env={"PATH": "C:\\windows\\system32;C:\\windows", "HOME": "C:\\users\\x"})
+    temp, home = bare.stdout.split()
+    assert temp.lower() == "c:\\windows\\temp" and home == "~", bare
+    full = win_python(code, host_env=lane.profile)
+    temp, home = full.stdout.split()
+    assert temp.lower().endswith("\\appdata\\local\\temp") and home.lower().startswith("c:\\users\\"), full

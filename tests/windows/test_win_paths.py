@@ -3,15 +3,16 @@
 Each case runs write_text the way a Windows host does (``python.exe -X utf8 -u write_text.py``,
 cwd ``tools\\``, the environment of ``xlakit.host.tool_env``: no APPDATA, no OneDrive, no
 ProgramFiles), started from a small launcher on the Windows side (Wine drops HOME from an
-environment it gets from Linux). The lane is given by ``XLA_WIN_PYTHON`` (the Linux path of the
-lane's ``python.exe``) and ``WINEPREFIX`` (plus ``LOCPATH``/``LC_ALL`` for the GBK code page); without
-them the module skips. A tiny local helper on purpose: the lane's shared harness replaces it.
+environment it gets from Linux). The lane (python.exe, prefix, GBK locale) is the project's own
+(tests/windows/lane.py, the ``lane`` fixture: skips without Wine, fails under CI=true); the tools
+run from this checkout through a small launcher of this module (write_text needs no library).
 """
 import base64
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -20,14 +21,21 @@ import pytest
 pytestmark = pytest.mark.windows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PY = os.environ.get("XLA_WIN_PYTHON", "")
-PREFIX = os.environ.get("WINEPREFIX", "")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from winfixtures import lane  # noqa: E402,F401 - fixture: skips without Wine, fails under CI=true
 
-if not (PY and PREFIX and os.path.isfile(PY) and os.path.isdir(PREFIX) and shutil.which("wine")):
-    pytest.skip("no Windows lane here (set XLA_WIN_PYTHON and WINEPREFIX)", allow_module_level=True)
+# The lane's paths, filled in by the autouse fixture below (runs before the other fixtures).
+PY = PREFIX = USER = PROFILE = None
+_LANE = None
 
-USER = os.environ.get("XLA_WIN_USER") or os.environ.get("USER") or "root"
-PROFILE = os.path.join(PREFIX, "drive_c", "users", USER)
+
+@pytest.fixture(autouse=True)
+def _lane_paths(lane):  # noqa: F811
+    global PY, PREFIX, USER, PROFILE, _LANE
+    _LANE = lane
+    PY, PREFIX, USER, PROFILE = lane.python_exe, lane.prefix, lane.user, lane.profile
+
+
 LAUNCHER = r"""
 import base64, json, subprocess, sys
 req = json.loads(base64.b64decode(sys.argv[1]).decode("utf-8"))
@@ -42,8 +50,7 @@ print(json.dumps({"rc": p.returncode, "out": p.stdout.decode("utf-8", "replace")
 
 
 def wine_env():
-    env = dict(os.environ, WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
-    return env
+    return _LANE.env()
 
 
 def win_path(path):

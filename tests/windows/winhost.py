@@ -52,6 +52,8 @@ def op_tool(req):
 def op_spawn(req):
     if req.get("host_env"):
         env = xla_host.tool_env(TOOLBOX, req["host_env"], req.get("env"))
+    elif req.get("extra_env") is not None:
+        env = dict(os.environ, **req["extra_env"])
     else:
         env = req.get("env")
     if env is not None and "SYSTEMROOT" not in env and req.get("add_systemroot", False):

@@ -57,7 +57,8 @@ import lane as lane_mod  # noqa: E402
 
 FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_SHARE_DELETE = 1, 2, 4
 # What is copied into the lane's toolbox (the rest of the checkout is tests, benchmarks, git).
-TOOLBOX_SKIP = {".git", ".venv", "tests", "bench", "__pycache__", "pydeps", ".pytest_cache", "build", "dist"}
+TOOLBOX_SKIP_TOP = {".git", ".venv", "tests", "bench", ".pytest_cache", "build", "dist"}
+TOOLBOX_SKIP = {"__pycache__", "pydeps"}
 
 _STATE = {"lane": None, "driver": None, "toolbox": None, "lock": threading.Lock(), "count": 0}
 
@@ -96,24 +97,73 @@ def win_path(path):
 
 
 def linux_path(path):
-    """The Linux path behind a Windows path of the lane (``C:\\``, ``Z:\\``, ``\\\\?\\C:\\``)."""
-    text = str(path)
-    if text.startswith("\\\\?\\"):
+    """The Linux path behind a Windows path of the lane: ``C:\\…``, ``Z:\\…``, and the long and UNC
+    forms ``\\\\?\\C:\\…``, ``\\\\.\\C:\\…``, ``\\\\localhost\\C$\\…``, ``\\\\?\\UNC\\localhost\\C$\\…``
+    (the forms the writers' deny list must see through). Windows names are case-insensitive and
+    Wine keeps its own spelling on disk (``StartUp``), so existing components are matched
+    case-insensitively. ValueError for anything else (a relative path, another server)."""
+    text = str(path).replace("/", "\\")
+    low = text.lower()
+    unc = None
+    if low.startswith("\\\\?\\unc\\"):
+        unc = text[8:]
+    elif low.startswith("\\\\") and not low.startswith(("\\\\?\\", "\\\\.\\")):
+        unc = text[2:]
+    if unc is not None:
+        host, _, rest = unc.partition("\\")
+        share, _, rest = rest.partition("\\")
+        if host.lower() not in ("localhost", "127.0.0.1", ".") or len(share) != 2 or share[1] != "$":
+            raise ValueError("not a lane path: %s" % path)
+        text = share[0] + ":\\" + rest
+    elif low.startswith(("\\\\?\\", "\\\\.\\")):
         text = text[4:]
-    drive, rest = text[:2].upper(), text[2:].replace("\\", "/")
+    drive, parts = text[:2].upper(), [p for p in text[2:].split("\\") if p]
     if drive == "C:":
-        return os.path.join(lane().drive_c, rest.lstrip("/"))
-    if drive == "Z:":
-        return rest or "/"
-    raise ValueError("not a lane path: %s" % path)
+        base = lane().drive_c
+    elif drive == "Z:":
+        base = "/"
+    else:
+        raise ValueError("not a lane path: %s" % path)
+    for part in parts:
+        exact = os.path.join(base, part)
+        if not os.path.lexists(exact) and os.path.isdir(base):
+            match = [n for n in os.listdir(base) if n.lower() == part.lower()]
+            exact = os.path.join(base, match[0]) if match else exact
+        base = exact
+    return base
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def _clean_stale():
+    """Remove what test processes that are gone left in the shared prefix (toolbox copies, homes,
+    temp folders named after their pid): a killed run must not make the next one slower or odd."""
+    ln = lane()
+    places = [(os.path.join(ln.drive_c, "xla-tools"), ""), (os.path.join(ln.profile, "xla-homes"), "h"),
+              (os.path.join(ln.profile, "xla-tests"), "t")]
+    for folder, mark in places:
+        for name in (os.listdir(folder) if os.path.isdir(folder) else ()):
+            digits = name[len(mark):].split("-", 1)[0]
+            if name.startswith(mark) and digits.isdigit() and not _pid_alive(int(digits)):
+                shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
 
 
 def toolbox():
     """The lane's copy of this checkout (Linux path), made once per test process."""
     if _STATE["toolbox"] is None:
+        _clean_stale()
         dest = os.path.join(lane().drive_c, "xla-tools", str(os.getpid()))
         shutil.rmtree(dest, ignore_errors=True)
-        shutil.copytree(ROOT, dest, ignore=lambda d, names: [n for n in names if n in TOOLBOX_SKIP or n.endswith(".pyc")])
+        def ignore(folder, names):
+            top = os.path.abspath(folder) == os.path.abspath(ROOT)
+            return [n for n in names if n in TOOLBOX_SKIP or (top and n in TOOLBOX_SKIP_TOP) or n.endswith(".pyc")]
+        shutil.copytree(ROOT, dest, ignore=ignore)
         os.symlink(lane().pydeps, os.path.join(dest, "tools", "pydeps"))
         _STATE["toolbox"] = dest
         atexit.register(shutil.rmtree, dest, True)
@@ -174,7 +224,14 @@ def _call(req, timeout):
         if driver is None or driver.proc.poll() is not None:
             driver = _STATE["driver"] = _Driver()
             atexit.register(driver.close)
-        return driver.call(req, timeout)
+        try:
+            return driver.call(req, timeout)
+        except RuntimeError as exc:
+            if "did not answer" in str(exc):
+                # a late answer would pair with the next request: start a fresh driver instead
+                driver.proc.kill()
+                _STATE["driver"] = None
+            raise
 
 
 def _win(path):
@@ -235,11 +292,12 @@ class Completed:
         return "<Completed exit=%s out=%r err=%r>" % (self.exit_code, self.stdout[-300:], self.stderr[-600:])
 
 
-def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None):
+def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None, extra_env=None):
     """Run a Windows command line from inside the lane. ``env`` is the whole environment (None:
-    the driver's, i.e. a normal Windows session's); ``host_env=<HOME>`` gives the tool environment
-    the host builds (``env`` then adds to it). ``cwd`` defaults to the toolbox's ``tools\\``."""
-    req = {"op": "spawn", "argv": [str(a) for a in argv], "env": env,
+    the driver's, i.e. a normal Windows session's; ``extra_env`` adds to that); ``host_env=<HOME>``
+    gives the tool environment the host builds (``env`` then adds to it). ``cwd`` defaults to the
+    toolbox's ``tools\\``."""
+    req = {"op": "spawn", "argv": [str(a) for a in argv], "env": env, "extra_env": extra_env,
            "cwd": _win(cwd) if cwd else win_path(os.path.join(toolbox(), "tools")),
            "stdin": base64.b64encode(stdin.encode("utf-8") if isinstance(stdin, str) else stdin).decode(),
            "timeout": timeout}
@@ -248,10 +306,18 @@ def win_run(argv, env=None, cwd=None, stdin=b"", timeout=60, host_env=None):
     return Completed(_call(req, timeout + 60))
 
 
-def win_python(code, args=(), env=None, cwd=None, stdin=b"", timeout=60, host_env=None, utf8=True):
+def win_python(code, args=(), env=None, cwd=None, stdin=b"", timeout=60, host_env=None, utf8=True, extra_env=None):
     """``python.exe [-X utf8] -c code args…`` in the lane (see win_run)."""
     argv = [lane_python()] + (["-X", "utf8"] if utf8 else []) + ["-c", code] + list(args)
-    return win_run(argv, env=env, cwd=cwd, stdin=stdin, timeout=timeout, host_env=host_env)
+    return win_run(argv, env=env, cwd=cwd, stdin=stdin, timeout=timeout, host_env=host_env, extra_env=extra_env)
+
+
+def win_xla(args, home, stdin=b"", timeout=90, extra_env=None):
+    """``python.exe xla.py ARGS`` as a person types it in ``cmd`` on a Chinese Windows: no ``-X utf8``,
+    so stdin/stdout pipes use the ANSI code page (936); a normal session's environment with HOME."""
+    env = dict({"HOME": _win(home)}, **(extra_env or {}))
+    return win_run([lane_python(), win_path(os.path.join(toolbox(), "xla.py"))] + list(args), cwd=toolbox(),
+                   stdin=stdin, timeout=timeout, extra_env=env)
 
 
 @contextlib.contextmanager
@@ -267,6 +333,39 @@ def hold_open(path, share=FILE_SHARE_READ):
         yield target
     finally:
         _call({"op": "release", "path": target}, 60)
+
+
+@contextlib.contextmanager
+def exclusive(name="machine"):
+    """Hold a lock across test processes while a test changes what every Windows process of the lane
+    sees (the registry, a drive letter, C:\\ itself); tests that depend on that state take it too."""
+    sys.path.insert(0, ROOT)
+    from xlakit.fs.lock import FileLock
+    with FileLock(os.path.join(lane().root, "exclusive-%s.lock" % name), timeout=600):
+        yield
+
+
+def try_write(target, home=None, tool="write_text", text="x", **args):
+    """Ask ``tool`` to write ``target`` (a Windows path in any form, or a relative one) and report
+    ``(result, created)``: ``created`` says whether a file appeared there, seen from Linux, so a
+    deny-list test can prove nothing was written even when the tool claimed otherwise. A file the
+    call created is removed again, so a failing test does not leave e.g. a Startup entry in the
+    shared prefix. ``home`` defaults to the real profile (C:\\users\\<user>, as a desktop host
+    passes it)."""
+    home = home if home is not None else profile()
+    try:
+        real = linux_path(target)
+    except ValueError:
+        real = None
+    existed = bool(real) and os.path.lexists(real)
+    params = dict({"path": target}, **args)
+    if tool in ("write_text", "write_document"):
+        params.setdefault("text", text)
+    result = win_tool(tool, params, home=home)
+    created = bool(real) and not existed and os.path.lexists(real)
+    if created:
+        os.unlink(real)
+    return result, created
 
 
 def ping():

@@ -8,48 +8,27 @@ when it is missing, the error says how to install it (or to use Word/WPS's 另�
 
 How: the source is converted inside a private scratch folder (``files.scratch``) with its own
 LibreOffice profile there (``-env:UserInstallation``), so a LibreOffice the user has open is not
-disturbed and two conversions at once do not meet; the process group is killed when it runs past
-its time (well under the host's 60 s); the PDF then reaches its target through
+disturbed and two conversions at once do not meet; the whole process tree is killed when it runs
+past its time (well under the host's 60 s; ``soffice.py``: on Windows a Job object, so the
+``soffice.bin`` child of the ``soffice.exe`` launcher goes too); the PDF then reaches its target through
 ``files.atomic_write`` (backup of a PDF it replaces, deny list, lock).
 
 ``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
 """
-import glob
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
 from ..fs import files
 from ..errors import ToolError
+from .soffice import find_soffice  # noqa: F401 - also this module's public name
+from . import soffice as office_app
 
 MAX_SECONDS = 40.0          # one conversion; the tool still has time to write and answer
 SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".xlsx", ".xls", ".xlsm", ".ods", ".et", ".csv", ".pptx",
            ".ppt", ".odp", ".txt", ".html", ".htm")
-
-
-def find_soffice():
-    """The soffice program, or None: PATH first, then where the installers put it."""
-    forced = os.environ.get("XLA_SOFFICE")
-    if forced:
-        return None if forced == "none" else forced
-    for name in ("soffice", "libreoffice"):
-        found = shutil.which(name)
-        if found:
-            return found
-    if sys.platform == "win32":
-        places = [os.path.join(os.environ.get(v, ""), "LibreOffice", "program", "soffice.exe")
-                  for v in ("ProgramFiles", "ProgramFiles(x86)", "ProgramW6432")]
-        places += glob.glob(r"C:\Program Files*\LibreOffice*\program\soffice.exe")
-    elif sys.platform == "darwin":
-        places = ["/Applications/LibreOffice.app/Contents/MacOS/soffice",
-                  os.path.expanduser("~/Applications/LibreOffice.app/Contents/MacOS/soffice")]
-    else:
-        places = ["/usr/lib/libreoffice/program/soffice", "/usr/lib64/libreoffice/program/soffice",
-                  "/snap/bin/libreoffice"] + sorted(glob.glob("/opt/libreoffice*/program/soffice"))
-    return next((p for p in places if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)
 
 
 OFFICE_KINDS = {"docx", "xlsx", "xlsm", "pptx", "odt", "ods", "odp", "xls", "doc", "wps", "et", "ppt", "rtf"}
@@ -110,17 +89,12 @@ def convert(source, target, deadline=None, label=None, lock=True):
                "--nodefault", "--nolockcheck", "--convert-to", "pdf", "--outdir", out_dir, src]
         env = dict(os.environ)
         env.setdefault("HOME", work)
-        kwargs = {"start_new_session": True} if os.name == "posix" else {
-            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    cwd=work, env=env, **kwargs)
+            _code, _out, err = office_app.run(cmd, left, cwd=work, env=env)
         except OSError as exc:
             raise ToolError("无法启动 LibreOffice（%s）：%s。请确认 LibreOffice 安装完整，或重新安装后重试" % (soffice, exc))
-        try:
-            _out, err = proc.communicate(timeout=left)
         except subprocess.TimeoutExpired:
-            _kill(proc)
+            # office_app.run killed the whole tree (soffice.bin too, on Windows through a Job object)
             raise ToolError("LibreOffice 转换「%s」超过 %d 秒还没完成，已停止。文件可能太大或太复杂；可以在 Word/WPS/Excel 里"
                             "用「另存为 PDF」，或把内容拆小后重试" % (name, int(left)))
         pdf = os.path.join(out_dir, "source.pdf")
@@ -146,17 +120,3 @@ def _pages(data):
     counts = [int(m) for m in re.findall(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)", data)]
     counts += [int(m) for m in re.findall(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", data)]
     return max(counts) if counts else None
-
-
-def _kill(proc):
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except OSError:
-        pass
-    try:
-        proc.communicate(timeout=5)
-    except (subprocess.TimeoutExpired, OSError, ValueError):
-        pass

@@ -106,6 +106,18 @@ def score_face(names, covers_probe):
 
 # -- discovery ------------------------------------------------------------------------------------
 
+def install_hint(platform=None):
+    """What to install when no Chinese font was found, in this OS's own terms (the Linux font
+    package means nothing to a Windows user, whose system fonts are YaHei/SimHei)."""
+    platform = platform or sys.platform
+    if platform.startswith("win"):
+        return ("Windows 自带的中文字体（微软雅黑 msyh.ttc、黑体 simhei.ttf）在本机的 Fonts 文件夹里没有找到；"
+                "在「设置 → 时间和语言 → 语言」添加中文（简体）会装回它们，装好后效果更好")
+    if platform == "darwin":
+        return "安装任一中文字体（macOS 自带苹方 PingFang，可在「字体册」里恢复）后效果更好"
+    return "安装任一中文字体（如文泉驿微米黑：sudo apt install fonts-wqy-microhei）后效果更好"
+
+
 def system_font_candidates():
     """(path, face name or None) for Chinese fonts in the usual places of this OS, best first."""
     home = os.environ.get("HOME") or os.path.expanduser("~")

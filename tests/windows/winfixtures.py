@@ -1,4 +1,6 @@
-"""Fixtures of the Windows lane (tests/windows/, marker ``windows``).
+"""Fixtures of the Windows lane (tests/windows/, marker ``windows``); a test module imports the
+ones it uses (``from winfixtures import lane, win_home, win_tmp``). Not a conftest.py: the test
+modules import tests/conftest.py as ``conftest``, which a second conftest.py would shadow.
 
 Without Wine the lane's tests skip with the reason; under ``CI=true`` they fail instead, since a
 lane that silently skips in CI proves nothing (``.ci/run`` installs Wine and ``xla.py selftest``
