@@ -15,6 +15,9 @@ service over a unix socket; signal, trace or re-limit no other process. The laye
 ``sys.modules`` afterwards):
 
 1. ``xlaguard.hook``: an audit hook (PEP 578) on every platform; also writes the Chinese reports.
+   ``xlaguard.ns`` + ``xlaguard.limits`` (Linux, layer ``ns``): a private mount namespace in which
+   everything outside the roots is read-only (chmod/utime/writes outside: EROFS, whatever the path),
+   the run's temp folder (``--run-temp``) a size-capped tmpfs, and a cap on tasks (threads).
 2. ``xlaguard.landlock`` (Linux): the kernel refuses writes outside the roots and every ``execve``.
 3. ``xlaguard.seccomp`` (Linux x86-64): a seccomp-bpf filter for what Landlock does not see (unix
    sockets, other processes, chown/setuid bits/xattrs/file flags, flock, fork, namespaces, keyrings,
@@ -26,7 +29,7 @@ service over a unix socket; signal, trace or re-limit no other process. The laye
 Usage (run_python builds this command)::
 
     python3 -I -B -X utf8 -u xla_guard.py --root DIR [--root DIR ...] [--path DIR ...]
-        [--report-fd N] [--nonce-stdin] -- SCRIPT [ARGS...]
+        [--run-temp DIR] [--report-fd N] [--nonce-stdin] -- SCRIPT [ARGS...]
 
 ``-I`` keeps ``PYTHON*`` variables and the user site out; ``--path`` entries (pydeps) and the
 script's folder are put on ``sys.path`` here. ``XLA_RUNPY_UNRESTRICTED=1`` (read once, here) skips
@@ -41,7 +44,7 @@ stdin is a per-run secret, read and forgotten before the script starts (stdin th
 (issue 25, D4). Reports still come from inside the script's process, so they are advisory:
 run_python words them that way.
 
-Test seam: ``XLA_GUARD_LAYERS`` (a comma list of ``audit``, ``landlock``, ``seccomp``; read once
+Test seam: ``XLA_GUARD_LAYERS`` (a comma list of ``audit``, ``ns``, ``landlock``, ``seccomp``; read once
 here and removed from the environment before the script runs) switches layers off, so the escape
 suite can count what each layer stops alone. It can only weaken a run it was set for, and the host
 never passes it.
@@ -53,20 +56,22 @@ MARK = "@@XLA_GUARD@@"
 SEP = "\x1f"
 UNRESTRICTED_ENV = "XLA_RUNPY_UNRESTRICTED"
 LAYERS_ENV = "XLA_GUARD_LAYERS"
-ALL_LAYERS = ("audit", "landlock", "seccomp")
+ALL_LAYERS = ("audit", "ns", "landlock", "seccomp")
 # The script's own traceback, headed in Chinese (the answer is read by a Chinese assistant).
 TRACEBACK_HEADER = "脚本出错，调用栈（最近的调用在最后）：\n"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def parse_args(argv):
-    opts = {"roots": [], "paths": [], "report_fd": None, "nonce_stdin": False}
+    opts = {"roots": [], "paths": [], "report_fd": None, "nonce_stdin": False, "run_temp": None}
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--root", "--path", "--report-fd") and i + 1 < len(argv):
+        if a in ("--root", "--path", "--report-fd", "--run-temp") and i + 1 < len(argv):
             if a == "--report-fd":
                 opts["report_fd"] = int(argv[i + 1])
+            elif a == "--run-temp":
+                opts["run_temp"] = argv[i + 1]
             else:
                 opts[a[2:] + "s"].append(argv[i + 1])
             i += 2
@@ -103,12 +108,41 @@ def import_layers():
     ``sys.path``), then taken out of ``sys.modules``: the script cannot get at them by name."""
     sys.path.insert(0, HERE)
     try:
-        from xlaguard import hook, landlock, seccomp, winjob
+        from xlaguard import hook, landlock, seccomp, winjob, ns, limits
     finally:
         sys.path.remove(HERE)
         for name in [n for n in sys.modules if n == "xlaguard" or n.startswith("xlaguard.")]:
             del sys.modules[name]
-    return hook, landlock, seccomp, winjob
+    return hook, landlock, seccomp, winjob, ns, limits
+
+
+def linux_prelude(roots, layers, run_temp, ns, limits):
+    """Linux, before Landlock and seccomp (both forbid what this needs): the task cap (a pids cgroup
+    joined before the mounts turn read-only, or RLIMIT_NPROC once a user namespace of our own exists),
+    then the private read-only mount namespace with the per-run tmpfs (``xlaguard.ns``). Returns the
+    status fields and whether the namespace is on."""
+    fields, on = [], False
+    import tempfile
+    tempfile.gettempdir()     # chosen (it probes by writing) while the system temp folder is still writable
+    root = os.geteuid() == 0
+    capped = "ns" in layers or "seccomp" in layers
+    tasks = limits.limit_tasks(False) if capped and root else None
+    if "ns" in layers:
+        try:
+            on, detail, userns = ns.enter(roots, run_temp)
+        except Exception as exc:   # a broken ctypes/libc must not stop the other layers
+            on, detail, userns = False, "挂载命名空间出错：%s" % exc, False
+    else:
+        detail, userns = "已按 %s 关闭（测试用）" % LAYERS_ENV, False
+    fields.append(("ns", detail))
+    if capped and not root:
+        tasks = limits.limit_tasks(on and userns)
+    if tasks is not None:
+        fields.append(("tasks", tasks[1] if tasks[0] else "未限制：%s" % tasks[1]))
+    if run_temp:
+        os.environ["TMPDIR"] = run_temp
+        tempfile.tempdir = run_temp
+    return fields, on
 
 
 def guard_files():
@@ -117,14 +151,20 @@ def guard_files():
                                                if n.endswith(".py"))
 
 
-def apply_layers(roots, layers, nonce, report_fd):
+def apply_layers(roots, layers, nonce, report_fd, run_temp=None):
     """Everything before the script: kernel layers (Linux), the job object (Windows), the hook.
-    Returns the status fields and whether a kernel layer is on. Order: Landlock and the limits first,
-    then the seccomp filter (it refuses some of what the set-up itself needs), the hook last."""
-    hook, landlock, seccomp, winjob = import_layers()
+    Returns the status fields and whether a kernel layer is on. Order: the mount namespace and the task
+    cap, Landlock and the limits, then the seccomp filter (it refuses some of what the set-up itself
+    needs), the hook last."""
+    hook, landlock, seccomp, winjob, ns, limits = import_layers()
     fields, kernel = [], []
     if os.name == "posix":
         import subprocess  # noqa: F401   (the hook neuters it; import it while imports are free)
+    if sys.platform.startswith("linux"):
+        more, on = linux_prelude(roots, layers, run_temp, ns, limits)
+        fields += more
+        if on:
+            kernel.append("ns")
     try:
         if "landlock" in layers:
             carved = {r: landlock.carve_outs(r, roots) for r in roots}
@@ -200,11 +240,23 @@ def kernel_record(exc, kernel):
         return
     if type(exc).__name__ == "OperationalError" and "unable to open" in str(exc):
         report(SEP.join(("kernel", "write", "sqlite 数据库文件", "+".join(kernel))))
-    elif isinstance(exc, PermissionError) and exc.errno in (1, 13):
+    elif isinstance(exc, OSError) and exc.errno in (1, 13, 30):
         name = exc.filename if exc.filename is not None else "（未知路径）"
         if isinstance(name, bytes):
             name = name.decode("utf-8", "replace")
-        report(SEP.join(("kernel", "write" if exc.errno == 13 else "syscall", field(name), "+".join(kernel))))
+        report(SEP.join(("kernel", "syscall" if exc.errno == 1 else "write", field(name), "+".join(kernel))))
+
+
+def limit_record(exc):
+    """The script died at one of the run's caps (issue 34): say which, so run_python answers in
+    Chinese. ENOSPC: the temp folder's tmpfs (or the disk) is full; EFBIG: the file-size limit;
+    "can't start new thread": the task cap."""
+    if isinstance(exc, OSError) and exc.errno == 28:
+        report(SEP.join(("limit", "disk", field(exc.filename or ""), "磁盘空间")))
+    elif isinstance(exc, OSError) and exc.errno == 27:
+        report(SEP.join(("limit", "fsize", field(exc.filename or ""), "单个文件")))
+    elif isinstance(exc, RuntimeError) and "new thread" in str(exc):
+        report(SEP.join(("limit", "tasks", "threads", "线程数")))
 
 
 def main(argv=None, layers=None):
@@ -239,7 +291,8 @@ def main(argv=None, layers=None):
         os.write(report_fd, line.encode("utf-8"))
         fields = None
     else:
-        fields, kernel = apply_layers(roots, layers, nonce, report_fd)
+        fields, kernel = apply_layers(roots, layers, nonce, report_fd,
+                                      os.path.realpath(opts["run_temp"]) if opts["run_temp"] else None)
     del nonce
     if fields is not None:
         fields.append(("python", "%d.%d.%d" % tuple(sys.version_info[:3])))
@@ -279,6 +332,7 @@ def main(argv=None, layers=None):
         if isinstance(exc, MemoryError) and not unrestricted:
             report(SEP.join(("limit", "memory", "内存", "内存超过上限")))
         elif not unrestricted:
+            limit_record(exc)
             kernel_record(exc, kernel)
 
     def unraisable(info):

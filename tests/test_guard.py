@@ -2,11 +2,12 @@
 escapes in the guard design notes, and issue 25's E1-E6 / D1-D7). After every run the outside
 arena must be unchanged, no victim process touched, no local service reached, nothing "ESCAPED".
 
-The suite runs every attack in five configurations and prints, per configuration, how many it
+The suite runs every attack in six configurations and prints, per configuration, how many it
 stops: all layers as root, all layers as an unprivileged user (uid 65534, set in a forked child;
-never skipped as root), and each layer alone (audit hook, Landlock, seccomp; the test seam
-``xla_guard.main(..., layers=...)``). An attack's second field names the layers that must hold it
-*alone* ("a" audit hook, "l" Landlock, "s" seccomp); with all layers on every attack must be held.
+never skipped as root), and each layer alone (audit hook, mount namespace, Landlock, seccomp; the test
+seam ``xla_guard.main(..., layers=...)``). An attack's second field names the layers that must hold it
+*alone* ("a" audit hook, "n" mount namespace, "l" Landlock, "s" seccomp); with all layers on every
+attack must be held.
 Empty means: races and design points that only the whole fence is asked to hold.
 
 Speed: the attacks do not go through the run_python tool one by one (that is 150+ processes x 5);
@@ -49,6 +50,17 @@ NOBODY = 65534
 # semaphore name, {LOCK} a lock file outside (like the host's slot locks), {SOCK}/{DSOCK}/{ASOCK} a
 # local stream / datagram / abstract unix service, {VPID} a victim process (not the script's child)
 # holding a pipe at fd {VFD}.
+# Issue 34's long-path chain: deep folders and links in the workspace (every step allowed) whose real path
+# passes PATH_MAX, so os.path.realpath stops following links; the last link points outside.
+CHAIN = ("import os\nn = 'x' * 250\n"
+         "def deep(base, k):\n    p = base\n    for i in range(k):\n"
+         "        p = os.path.join(p, n)\n        os.makedirs(p, exist_ok=True)\n    return p\n"
+         "os.chdir({WS!r})\nos.symlink(deep(os.path.join({WS!r}, 'd1'), 14), 's1')\n"
+         "os.symlink(os.path.join({WS!r}, deep('s1', 14)), 's2')\n"
+         "real = os.path.join({WS!r}, 'd1', *([n] * 28))\n"
+         "try:\n    os.symlink('../' * real.count('/') + {OUT!r}.lstrip('/'), 's2/home')\n"
+         "except OSError as e:\n    print('link refused', e)\n")
+
 ATTACKS = [
     # --- plain writes
     ("open_w", "a", "open({M!r}, 'w').write('x')"),
@@ -286,8 +298,83 @@ ATTACKS = [
                               "import time; time.sleep(0.2)"),
     ("d7_proc_pid_fd_write", "a", "open('/proc/{VPID}/fd/{VFD}', 'w').write('FORGED')"),
     ("ptrace_other", "asl", "import ctypes\nlibc = ctypes.CDLL(None)\nprint('ESCAPED' if libc.ptrace(16, {VPID}, 0, 0) == 0 else 'held')"),
+    # --- issue 34: long paths past PATH_MAX (os.path.realpath stops following links there, the kernel does not)
+    ("long_chain_write", "anl", CHAIN + "open('s2/home/marker.txt', 'w')"),
+    ("long_chain_chmod", "an", CHAIN + "os.chmod('s2/home/victim.txt', 0o777)"),
+    ("long_chain_utime", "an", CHAIN + "os.utime('s2/home/victim.txt', (5, 5))"),
+    ("long_chain_mkdir", "anl", CHAIN + "os.makedirs('s2/home/marker.txt/x')"),
+    ("long_chain_abs_link_chmod", "an", CHAIN.replace("'../' * real.count('/') + {OUT!r}.lstrip('/')", "{OUT!r}")
+     + "os.chmod('s2/home/victim.txt', 0o777)"),
+    # the same chain made beforehand (by the user, or by a route the hook missed): the hook must walk it
+    ("long_premade_write", "anl", "open({WS!r} + '/s2/home/marker.txt', 'w')"),
+    ("long_premade_chmod", "an", "import os; os.chmod({WS!r} + '/s2/home/victim.txt', 0o777)"),
+    ("long_premade_utime", "an", "import os; os.utime({WS!r} + '/s2/home/victim.txt', (5, 5))"),
+    ("long_premade_rename", "anl", "import os; os.rename({WS!r} + '/s2/home/victim.txt', {WS!r} + '/stolen')"),
+    ("long_premade_relative", "an", "import os; os.chdir({WS!r} + '/s2'); os.chmod('home/victim.txt', 0o777)"),
+    ("long_chain_file_link", "an", CHAIN.replace("{OUT!r}.lstrip('/')", "{V!r}.lstrip('/')").replace("'s2/home'", "'s2/v'")
+     + "os.utime('s2/v', (5, 5))"),
+    # --- issue 34: a git repository deep in the workspace (past Landlock's bounded scan), dir_fd routes, bare repos
+    ("git_deep_open", "a", "open({GIT!r} + '/hooks/pre-commit', 'w').write('#!/bin/sh')"),
+    ("git_deep_pathlib", "a", "import pathlib; pathlib.Path({GIT!r}, 'hooks', 'pre-commit').write_text('#!/bin/sh')"),
+    ("git_deep_config", "a", "open({GIT!r} + '/config', 'a').write('[core]\\n\\tfsmonitor = touch /tmp/x\\n')"),
+    ("git_deep_chmod", "a", "import os; os.chmod({GIT!r} + '/hooks/pre-push.sample', 0o755)"),
+    ("git_deep_supports_dir_fd", "as", "import os\nfd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                      "for f in [f for f in os.supports_dir_fd if getattr(f, '__name__', '') == 'open']:\n"
+                                      "    f('pre-commit', os.O_CREAT | os.O_WRONLY, 0o755, dir_fd=fd)"),
+    ("git_deep_os_open_dir_fd", "as", "import os\nfd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                      "os.open('pre-commit', os.O_CREAT | os.O_WRONLY, 0o755, dir_fd=fd)"),
+    ("git_deep_mkdir_dir_fd", "as", "import os\nfd = os.open({GIT!r}, os.O_RDONLY)\nos.mkdir('evil', dir_fd=fd)"),
+    ("git_deep_rename_dir_fd", "as", "import os\nopen({WS!r} + '/evil', 'w').write('#!/bin/sh')\n"
+                                     "fd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                     "os.rename({WS!r} + '/evil', 'pre-commit', dst_dir_fd=fd)"),
+    ("git_deep_symlink_dir_fd", "as", "import os\nopen({WS!r} + '/evil', 'w').write('#!/bin/sh')\n"
+                                      "fd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                      "os.symlink({WS!r} + '/evil', 'pre-commit', dir_fd=fd)"),
+    ("git_deep_link_dir_fd", "as", "import os\nopen({WS!r} + '/evil', 'w').write('#!/bin/sh')\n"
+                                   "fd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                   "os.link({WS!r} + '/evil', 'pre-commit', dst_dir_fd=fd)"),
+    ("git_deep_chmod_dir_fd", "as", "import os\nfd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                    "os.chmod('pre-push.sample', 0o755, dir_fd=fd)"),
+    ("git_deep_utime_dir_fd", "as", "import os\nfd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                    "os.utime('pre-push.sample', (5, 5), dir_fd=fd)"),
+    ("git_deep_create_builtin", "a", "import _imp, importlib.machinery as m, os\n"
+                                     "p = _imp.create_builtin(m.ModuleSpec('posix', None))\n"
+                                     "p.open({GIT!r} + '/hooks/pre-commit', os.O_CREAT | os.O_WRONLY, 0o755)"),
+    ("git_deep_ctypes_openat", "as", "import ctypes, os\nfd = os.open({GIT!r} + '/hooks', os.O_RDONLY)\n"
+                                     "r = ctypes.CDLL(None).openat(fd, b'pre-commit', 0o101, 0o755)\n"
+                                     "print('ESCAPED' if r >= 0 else 'held')"),
+    ("git_deep_walk_dotdot", "a", "import os; open({GIT!r} + '/../.git/hooks/../hooks/pre-commit', 'w')"),
+    ("git_new_dotgit", "a", "import os; os.makedirs({WS!r} + '/proj/.git/hooks')"),
+    ("bare_repo_hook", "a", "open({BARE!r} + '/hooks/post-receive', 'w').write('#!/bin/sh')"),
+    ("bare_repo_config", "a", "open({BARE!r} + '/config', 'a').write('[core]\\n\\tsshCommand = touch /tmp/x\\n')"),
+    # --- issue 34: leases, the parent-death signal, netlink/vsock, tasks, the temp folder's size
+    ("setlease_host_lock", "as", "import fcntl\nf = open({LOCK!r})\nfcntl.fcntl(f.fileno(), 1024, fcntl.F_RDLCK)\nprint('ESCAPED')"),
+    ("pdeathsig_reset", "as", "import ctypes\nr = ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\nprint('ESCAPED' if r == 0 else 'held')"),
+    ("netlink_socket", "as", "import socket\nsocket.socket(16, socket.SOCK_RAW, 0)\nprint('ESCAPED')"),
+    ("vsock_socket", "as", "import socket\nsocket.socket(40, socket.SOCK_STREAM)\nprint('ESCAPED')"),
+    ("tasks_exhaust", "ns", "import threading\nev = threading.Event()\nn = 0\ntry:\n    while n < 1000:\n"
+                            "        threading.Thread(target=ev.wait, daemon=True).start()\n        n += 1\n"
+                            "finally:\n    ev.set()\n    print('ESCAPED' if n >= 1000 else 'held', n)"),
+    ("temp_fallocate", "n", "import os, tempfile\nfd = os.open(os.path.join(tempfile.gettempdir(), 'big'), os.O_CREAT | os.O_WRONLY)\n"
+                            "try:\n    os.posix_fallocate(fd, 0, 1 << 30)\n    print('ESCAPED')\nfinally:\n"
+                            "    os.close(fd); os.unlink(os.path.join(tempfile.gettempdir(), 'big'))"),
 ]
 
+# The mount namespace alone (layer "ns") leaves everything outside the allowed places read-only: every
+# attack that ends in a write, a metadata change or a new file outside must fail there as well (EROFS).
+NS_HOLDS = {
+    "open_w", "open_a", "open_x", "open_rplus", "io_fileio", "_io_open", "pathlib_write", "pathlib_touch",
+    "str_subclass", "bytes_path", "dotdot", "chdir_relative", "os_open_creat", "posix_open", "os_open_trunc_rdonly",
+    "fdopen", "dir_fd_dotdot", "dir_fd_outside", "o_path_outside", "mkdir_dir_fd", "proc_self_fd", "proc_self_cwd",
+    "o_tmpfile_linkat", "symlink_out", "symlink_relative_out", "existing_link_in_ws", "existing_link_parent",
+    "hardlink_src_out", "link_moved", "remove", "unlink_dir_fd", "rmdir", "rmtree", "rename_out_in",
+    "replace_in_out", "mkdir", "makedirs", "chmod", "fchmod_readonly_fd", "utime", "truncate", "setxattr",
+    "mkfifo", "mknod", "shutil_copy", "shutil_move", "copytree", "tempfile_dir", "named_tempfile_dir",
+    "logging_file", "zipfile", "sqlite_connect", "sqlite_uri", "sqlite_connection_class", "unix_socket_bind",
+    "pth_site_packages", "ctypes_libc_creat", "sqlite_attach", "sqlite_vacuum_into", "semlock_dev_shm",
+    "e1_traceback_state", "e5_fs_ioc_setflags",
+}
+ATTACKS = [(n, e + "n" if n in NS_HOLDS and "n" not in e else e, c) for n, e, c in ATTACKS]
 IDS = [a[0] for a in ATTACKS]
 
 HARNESS = r"""
@@ -295,6 +382,7 @@ import json, os, resource, select, signal, socket, sys, time, traceback
 root, jobfile, resfile = sys.argv[1:4]
 sys.path.insert(0, root)
 import xla_guard
+from xlaguard import limits
 sys.path.remove(root)
 jobs = json.load(open(jobfile))
 results = []
@@ -381,6 +469,7 @@ for job in jobs:
     if timed_out:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
+    limits.cleanup(pid)
     victim = {"alive": os.waitpid(vpid, os.WNOHANG) == (0, 0)}
     if victim["alive"]:
         victim["nice"] = os.getpriority(os.PRIO_PROCESS, vpid) - vnice
@@ -390,8 +479,9 @@ for job in jobs:
             victim["state"] = [ln.split()[1] for ln in fh if ln.startswith("State:")][0]
     ready, _, _ = select.select([vr], [], [], 0)
     victim["pipe"] = os.read(vr, 100).decode("utf-8", "replace") if ready else ""
-    os.kill(vpid, signal.SIGKILL)
-    os.waitpid(vpid, 0)
+    if victim["alive"]:          # a layer that does not hold signals lets the attack kill it (then reaped above)
+        os.kill(vpid, signal.SIGKILL)
+        os.waitpid(vpid, 0)
     os.close(vr)
     reached = False
     for kind, s in listeners:
@@ -435,6 +525,19 @@ def make_arena(base, i, uid):
         f.write("keep")
     with open(os.path.join(out, "slot-1.lock"), "w"):
         pass
+    git = os.path.join(ws, "p1", "p2", "p3", "repo", ".git")
+    bare = os.path.join(ws, "repos", "site.git")
+    for g in (git, bare):
+        for d in ("hooks", "objects", "refs"):
+            os.makedirs(os.path.join(g, d))
+        with open(os.path.join(g, "HEAD"), "w") as f:
+            f.write("ref: refs/heads/main\n")
+        with open(os.path.join(g, "config"), "w") as f:
+            f.write("[core]\n")
+        with open(os.path.join(g, "hooks", "pre-push.sample"), "w") as f:
+            f.write("#!/bin/sh\n")
+        os.chmod(os.path.join(g, "hooks", "pre-push.sample"), 0o644)
+    os.makedirs(os.path.join(tmp, "run"))
     link = os.path.join(ws, "link_out")
     os.symlink(out, link)
     hard = os.path.join(ws, "hard_link")
@@ -447,8 +550,30 @@ def make_arena(base, i, uid):
                  T=tmp, L=link, H=hard, SEM="/xla_guard_test_sem_%s_%d" % (os.path.basename(base), i),
                  LOCK=os.path.join(out, "slot-1.lock"), SOCK=os.path.join(tmp, "tmux-0"),
                  DSOCK=os.path.join(tmp, "dgram.sock"), ASOCK="\0xla-guard-test-%s-%d" % (os.path.basename(base), i),
-                 VPID="@VPID@", VFD="@VFD@", HOME=home)
+                 VPID="@VPID@", VFD="@VFD@", HOME=home, GIT=git, BARE=bare, RT=os.path.join(tmp, "run"))
     return names
+
+
+def make_chain(ws, out):
+    """Issue 34's chain, made beforehand without chdir (the configurations run in threads): 28 folders
+    of 250-byte names under ``ws/d1`` (real path past PATH_MAX), ``ws/s1`` -> the 14th, ``ws/s2`` -> the
+    28th through ``s1`` (a short name for a long path), and ``ws/s2/home`` -> ``out`` by a relative link."""
+    n = "x" * 250
+    fd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)
+    os.mkdir("d1", dir_fd=fd)
+    depth_fd = os.open("d1", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    for i in range(28):
+        os.mkdir(n, dir_fd=depth_fd)
+        nxt = os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=depth_fd)
+        os.close(depth_fd)
+        depth_fd = nxt
+        if i == 13:
+            os.symlink(os.path.join(ws, "d1", *([n] * 14)), "s1", dir_fd=fd)
+    real = os.path.join(ws, "d1", *([n] * 28))
+    os.symlink("../" * real.count("/") + out.lstrip("/"), "home", dir_fd=depth_fd)
+    os.close(depth_fd)
+    os.symlink(os.path.join(ws, "s1", *([n] * 14)), "s2", dir_fd=fd)
+    os.close(fd)
 
 
 def file_flags(path):
@@ -472,7 +597,19 @@ def snapshot(names):
     sem = any(os.path.exists("/dev/shm/" + p + names["SEM"][1:]) for p in ("", "sem."))
     return (sorted(os.listdir(out)), content, st.st_mode, st.st_mtime, st.st_uid,
             os.listxattr(names["V"]) if hasattr(os, "listxattr") else [], file_flags(names["V"]),
-            sorted(os.listdir(names["VD"])) if os.path.isdir(names["VD"]) else None, sem)
+            sorted(os.listdir(names["VD"])) if os.path.isdir(names["VD"]) else None, sem,
+            git_tree(names["GIT"]), git_tree(names["BARE"]), os.path.exists(os.path.join(names["WS"], "proj", ".git")))
+
+
+def git_tree(top):
+    """Everything in a git folder of the arena (inside the workspace: the outside snapshot misses it)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        for n in sorted(dirnames + filenames):
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            out.append((p, st.st_mode, st.st_size, st.st_mtime))
+    return sorted(out)
 
 
 def interpreter_for(uid):
@@ -504,6 +641,8 @@ def run_matrix(layers, uid, base):
     script_code = {}
     for i, (name, _, code) in enumerate(ATTACKS):
         names = make_arena(base, i, uid)
+        if name.startswith("long_premade"):
+            make_chain(names["WS"], names["OUT"])
         arenas[name] = (names, snapshot(names))
         nonce = "n%08x" % (i * 7919 + 13)
         jobs.append({"name": name, "uid": uid, "nonce": nonce, "layers": list(layers),
@@ -511,7 +650,8 @@ def run_matrix(layers, uid, base):
                      "script": os.path.join(names["WS"], "attack.py"), "sock": names["SOCK"], "dsock": names["DSOCK"],
                      "asock": names["ASOCK"],
                      "env": {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": names["HOME"], "TMPDIR": names["T"]},
-                     "argv": ["--root", names["WS"], "--root", names["T"], "--report-fd", "9", "--nonce-stdin",
+                     "argv": ["--root", names["WS"], "--root", names["T"], "--run-temp", names["RT"],
+                              "--report-fd", "9", "--nonce-stdin",
                               "--path", os.path.join(ROOT, "tools", "pydeps"), "--",
                               os.path.join(names["WS"], "attack.py")]})
         script_code[name] = jobs[-1]["code"]
@@ -553,20 +693,21 @@ def run_matrix(layers, uid, base):
 
 
 CONFIGS = [
-    ("all layers, root", ("audit", "landlock", "seccomp"), 0),
-    ("all layers, uid 65534", ("audit", "landlock", "seccomp"), NOBODY),
+    ("all layers, root", ("audit", "ns", "landlock", "seccomp"), 0),
+    ("all layers, uid 65534", ("audit", "ns", "landlock", "seccomp"), NOBODY),
     ("audit hook alone", ("audit",), 0),
+    ("mount namespace alone", ("ns",), 0),
     ("Landlock alone", ("landlock",), 0),
     ("seccomp alone", ("seccomp",), 0),
 ]
-LETTER = {"audit": "a", "landlock": "l", "seccomp": "s"}
+LETTER = {"audit": "a", "ns": "n", "landlock": "l", "seccomp": "s"}
 
 
 # session, not module: with xdist a worker interleaves other modules' tests, and a module fixture
 # is torn down and built again each time the worker comes back to this module.
 @pytest.fixture(scope="session")
 def matrix(tmp_path_factory):
-    """All five configurations (about 700 forked guard runs), once per test run however many
+    """All six configurations (about 1,000 forked guard runs), once per test run however many
     xdist workers ask for them (conftest.once_per_run)."""
     if not hasattr(os, "fork"):
         pytest.skip("needs fork")
@@ -613,7 +754,7 @@ def test_escape_matrix(matrix, label):
     failures = []
     for name, expect, _ in ATTACKS:
         ok, detail = verdicts[name]
-        must = len(layers) == 3 or (len(layers) == 1 and LETTER[layers[0]] in expect)
+        must = len(layers) == len(LETTER) or (len(layers) == 1 and LETTER[layers[0]] in expect)
         if must and not ok:
             failures.append("%s: %s" % (name, json.dumps(detail, ensure_ascii=False)[:1500]))
     assert not failures, "\n".join(failures)
@@ -633,11 +774,11 @@ def test_the_audit_hook_reports_what_it_stops(matrix):
 
 
 def test_attack_count():
-    letters = {c: sum(1 for a in ATTACKS if c in a[1]) for c in "als"}
-    print("attacks %d: expected alone: audit %d, Landlock %d, seccomp %d; whole fence only %d"
-          % (len(ATTACKS), letters["a"], letters["l"], letters["s"], sum(1 for a in ATTACKS if not a[1])))
+    letters = {c: sum(1 for a in ATTACKS if c in a[1]) for c in "anls"}
+    print("attacks %d: expected alone: audit %d, mount namespace %d, Landlock %d, seccomp %d; whole fence only %d"
+          % (len(ATTACKS), letters["a"], letters["n"], letters["l"], letters["s"], sum(1 for a in ATTACKS if not a[1])))
     assert len(set(IDS)) == len(IDS)
-    assert all(set(a[1]) <= set("als") for a in ATTACKS)
+    assert all(set(a[1]) <= set("anls") for a in ATTACKS)
 
 
 # --------------------------------------------------------------------------- through the real tool
@@ -693,7 +834,7 @@ def test_the_tool_s_own_answer_cannot_be_forged_past_the_hook(arena):
     capabilities, so /proc/<run_python>/fd/1 (the answer to the host) cannot be reopened."""
     code = ("import os\ntry:\n    open('/proc/%d/fd/1' % os.getppid(), 'w').write('{{\"ok\": true, \"forged\": 1}}\\n')\n"
             "    print('ESCAPED')\nexcept OSError as e:\n    print('held', e.errno)\n")
-    data = run_tool(None, arena, code, layers="landlock,seccomp")
+    data = run_tool(None, arena, code, layers="ns,landlock,seccomp")
     assert "forged" not in data and data["stdout"].startswith("held"), data
 
 

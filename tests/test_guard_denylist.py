@@ -36,14 +36,18 @@ def copy_toolbox(dest):
 
 @pytest.fixture
 def temp_checkout(tmp_path, home):
+    """A toolbox checkout and a git project inside an allowed place. Since issue 34 run_python may
+    write only the workspace and a temp folder of the run's own (not the whole temp folder), so the
+    workspace is where a checkout can sit inside the fence; ``T`` stays the system temp folder."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    box = tmp / "xla-tools"
+    ws = home / ".xla" / "workspace"
+    ws.mkdir(parents=True)
+    box = ws / "xla-tools"
     copy_toolbox(str(box))
-    repo = tmp / "project"
+    repo = ws / "project"
     (repo / ".git" / "hooks").mkdir(parents=True)
-    (home / ".xla" / "workspace").mkdir(parents=True)
-    return {"T": str(tmp), "BOX": str(box), "REPO": str(repo), "WS": str(home / ".xla" / "workspace")}
+    return {"T": str(tmp), "BOX": str(box), "REPO": str(repo), "WS": str(ws)}
 
 
 ATTACKS = [
@@ -54,7 +58,7 @@ ATTACKS = [
      "{BOX}/.git/hooks/pre-commit"),
     ("repo_git_hook", "open({REPO!r} + '/.git/hooks/pre-commit', 'w').write('#!/bin/sh')",
      "{REPO}/.git/hooks/pre-commit"),
-    ("toolbox_rename", "import os; os.rename({BOX!r} + '/tools', {T!r} + '/moved')", "{T}/moved"),
+    ("toolbox_rename", "import os; os.rename({BOX!r} + '/tools', {WS!r} + '/moved')", "{WS}/moved"),
     # past the hook: native code writes with no audit event; only the kernel layer holds it
     ("native_write_tool", "import sqlite3\nc = sqlite3.connect(':memory:')\n"
                           "c.execute('ATTACH DATABASE ? AS x', ({BOX!r} + '/tools/evil.db',))\n"
@@ -117,17 +121,22 @@ def test_the_audit_hook_alone_applies_the_deny_list(temp_checkout, name, code, c
 
 
 def test_ordinary_work_in_the_temp_folder_still_works(temp_checkout):
-    """Next to the carved-out checkout: existing folders stay writable, tempfile works, and the
-    workspace is untouched by the carving."""
+    """Next to the carved-out checkout: existing folders stay writable (the folders on the way to a
+    carved-out one take no new entries: Landlock grants around it), tempfile works (in the run's own
+    temp folder, removed afterwards), and the system temp folder outside it is not writable any more."""
     names = temp_checkout
-    os.mkdir(os.path.join(names["T"], "other"))
+    os.mkdir(os.path.join(names["WS"], "other"))
     code = ("import os, tempfile\n"
-            "open({WS!r} + '/out.txt', 'w').write('1')\n"
-            "os.makedirs({T!r} + '/other/src/deep')\n"
-            "open({T!r} + '/other/src/deep/x.txt', 'w').write('2')\n"
+            "open({WS!r} + '/other/out.txt', 'w').write('1')\n"
+            "os.makedirs({WS!r} + '/other/src/deep')\n"
+            "open({WS!r} + '/other/src/deep/x.txt', 'w').write('2')\n"
             "with tempfile.NamedTemporaryFile('w', delete=False) as f:\n    f.write('y')\n"
-            "print(open(f.name).read())\n")
+            "print(open(f.name).read())\n"
+            "assert os.path.dirname(f.name) != {T!r}, f.name\n"
+            "try:\n    open({T!r} + '/loose.txt', 'w')\nexcept PermissionError:\n    print('temp root refused')\n")
     data = run_in_copy(names, code)
-    assert data["exit_code"] == 0, data
-    assert data["stdout"].strip() == "y"
-    assert os.path.exists(os.path.join(names["WS"], "out.txt"))
+    assert data["exit_code"] == 0, json.dumps(data, ensure_ascii=False)[:3000]
+    assert data["stdout"].split() == ["y", "temp", "root", "refused"], data
+    assert os.path.exists(os.path.join(names["WS"], "other", "out.txt"))
+    assert not os.path.exists(os.path.join(names["T"], "loose.txt"))
+    assert [n for n in os.listdir(names["T"]) if n.startswith("xla-run-")] == []   # removed after the run

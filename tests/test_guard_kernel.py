@@ -84,6 +84,22 @@ t("mount", lambda: sysc(165, 0, 0, 0, 0, 0))
 t("io_uring_setup", lambda: sysc(425, 1, 0))
 t("clone3", lambda: sysc(435, 0, 0))
 t("memory_8g", lambda: bytearray(8 << 30))
+# issue 34: leases, the parent-death signal, netlink/vsock, writes relative to a directory fd
+t("fcntl_setlease", lambda: fcntl.fcntl(open(p).fileno(), 1024, fcntl.F_RDLCK))
+t("pdeathsig", lambda: sysc(157, 1, 0))
+t("socket_netlink", lambda: socket.socket(16, socket.SOCK_RAW, 0))
+t("socket_vsock", lambda: socket.socket(40, socket.SOCK_STREAM))
+dfd = os.open(tmp, os.O_RDONLY | os.O_DIRECTORY)
+t("openat_dirfd_write", lambda: os.close(os.open("g2", os.O_CREAT | os.O_WRONLY, dir_fd=dfd)))
+t("openat_dirfd_trunc", lambda: os.close(os.open("f", os.O_RDONLY | os.O_TRUNC, dir_fd=dfd)))
+t("mkdirat_dirfd", lambda: os.mkdir("d2", dir_fd=dfd))
+t("unlinkat_dirfd", lambda: os.unlink("f", dir_fd=dfd))
+t("renameat_dirfd", lambda: os.rename("f", "f3", src_dir_fd=dfd, dst_dir_fd=dfd))
+t("renameat_one_dirfd", lambda: os.rename(p, "f3", dst_dir_fd=dfd))
+t("symlinkat_dirfd", lambda: os.symlink("x", "l", dir_fd=dfd))
+t("linkat_dirfd", lambda: os.link("f", "h", src_dir_fd=dfd, dst_dir_fd=dfd))
+t("fchmodat_dirfd", lambda: os.chmod("f", 0o644, dir_fd=dfd))
+t("utimensat_dirfd", lambda: os.utime("f", (1, 1), dir_fd=dfd))
 # still allowed
 t("thread", lambda: (lambda th: (th.start(), th.join()))(threading.Thread(target=lambda: None)))
 t("socketpair_stream", lambda: [s.close() for s in socket.socketpair()])
@@ -95,6 +111,14 @@ t("setpriority_self", lambda: os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getp
 t("prlimit_self", lambda: resource.prlimit(0, resource.RLIMIT_CPU))
 t("lockf", lambda: fcntl.lockf(open(p, "w"), fcntl.LOCK_EX))
 t("write_file", lambda: open(os.path.join(tmp, "g"), "w").write("x"))
+t("openat_dirfd_read", lambda: os.close(os.open("f", os.O_RDONLY, dir_fd=dfd)))
+t("scandir_fd", lambda: list(os.scandir(dfd)))
+held = open(p, "a")
+t("futimens", lambda: os.utime(held.fileno(), (1, 1)))
+t("utime_path", lambda: os.utime(p, (2, 2)))
+t("rename_plain", lambda: (os.rename(p, p + "r"), os.rename(p + "r", p)))
+t("prctl_set_name", lambda: (lambda r: None if r == 0 else sysc(-1))(libc.prctl(15, b"xla", 0, 0, 0)))
+t("socket_inet6", lambda: socket.socket(socket.AF_INET6).close())
 t("raise_hard_limit", lambda: resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2))
 print(json.dumps(out))
 """
@@ -105,9 +129,13 @@ PROBE = PROBE.replace("t(\"pidfd_send_signal\", lambda: signal_pidfd(victim))",
 REFUSED = ["socket_unix", "socketpair_dgram", "fork", "execve", "prlimit_other", "kill_other", "setpriority_other",
            "setpriority_user", "affinity_other", "ptrace", "process_vm_writev", "pidfd_send_signal", "chmod_setuid",
            "chmod_setgid", "open_setuid_mode", "chown", "setxattr", "ioctl_setflags", "fcntl_setown", "flock",
-           "memfd_create", "personality", "keyctl", "bpf", "userfaultfd", "unshare_user", "mount", "io_uring_setup"]
+           "memfd_create", "personality", "keyctl", "bpf", "userfaultfd", "unshare_user", "mount", "io_uring_setup",
+           "fcntl_setlease", "pdeathsig", "socket_netlink", "socket_vsock", "openat_dirfd_write", "openat_dirfd_trunc",
+           "mkdirat_dirfd", "unlinkat_dirfd", "renameat_dirfd", "renameat_one_dirfd", "symlinkat_dirfd",
+           "linkat_dirfd", "fchmodat_dirfd", "utimensat_dirfd"]
 ALLOWED = ["thread", "socketpair_stream", "socket_inet", "chmod_plain", "kill_self_probe", "kill_other_probe",
-           "setpriority_self", "prlimit_self", "lockf", "write_file"]
+           "setpriority_self", "prlimit_self", "lockf", "write_file", "openat_dirfd_read", "scandir_fd", "futimens",
+           "utime_path", "rename_plain", "prctl_set_name", "socket_inet6"]
 
 
 def probe(tmp_path, uid):

@@ -2,7 +2,8 @@
 
 Written against the escapes listed in ../shared/notes/guard-design.md: all policy sits in default
 arguments of one hook function, as immutable values (tuples, frozensets, C functions); paths are
-canonicalized with captured ``lstat``/``readlink``/``getcwd``; re-imports of neutered modules, ``gc``,
+canonicalized with captured ``lstat``/``readlink``/``getcwd`` (on Linux one component at a time from
+O_PATH descriptors, the way the kernel walks them: no PATH_MAX blind spot, issue 34); re-imports of neutered modules, ``gc``,
 tracing and ``addaudithook`` are refused; modules without audit events are removed or refused.
 Audit hooks are not a sandbox: this layer catches mistakes and says in Chinese what was refused;
 on Linux layers 2 and 3 (kernel) hold what it cannot, on Windows the low-integrity token and the Job
@@ -13,6 +14,7 @@ import sys
 from . import stdzip, winpath
 from .policy import (MARK, SEP, DENIED_IMPORTS, PINNED_IMPORTS, PROCESS_EVENTS, NATIVE_EVENTS, SELF_EVENTS,
                      REGISTRY_EVENTS, PATH_EVENTS, allowed_text, block_message)
+from .neuter import neuter
 
 # --------------------------------------------------------------------------- layer 1: audit hook
 
@@ -30,7 +32,8 @@ def _hook_template(event, args,
                    _protected=(), _report_fd=2, _BaseException=None, _with_tb=None, _L=None, _cbc_code=None,
                    _src_get_code=None, _SourceFileLoader=None, _ext_globals=None, _io_mod=None, _open_code=None,
                    _frozen_types=(), _sock_init_code=None, _pair_code=None, _setown=(), _ioctls=(), _AF_UNIX=1,
-                   _winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None):
+                   _winres=None, _wininside=None, _winroots=(), _stdpyc=frozenset(), _sha=None,
+                   _os_open=None, _close=None, _O_WALK=-1, _fcntl_denied=()):
     """The audit hook. Every name it uses arrives as a default argument (the install step binds real
     values, all immutable, and gives it private globals), so nothing the script can assign changes
     what it does. Fast path: one frozenset lookup. Helpers are created per call in the slow path.
@@ -41,7 +44,10 @@ def _hook_template(event, args,
     (including one a signal handler injects) ends the same way: the operation is refused."""
     if event not in _watch:
         return
+    if event == "open" and args[2] == _O_WALK and args[1] is None:
+        return      # walk()'s own O_PATH folder opens (see the "open" branch): the fast way out
     def _body(event, args):
+        memo = []   # the last walk() of this event: check() and the open branch reuse it
 
         def report(kind, target, message):
             t = _str.replace(_str.replace(target, "\n", "?"), _fsep, "?")
@@ -99,9 +105,98 @@ def _hook_template(event, args,
                 base = _getcwd()
             return base + "/" + p
 
+        def walk(p, follow):
+            """Linux: the path the way the kernel walks it (issue 34). One component at a time, from an
+            O_PATH descriptor of the folder reached so far (``stat``/``readlink``/``access`` with
+            ``dir_fd``), never the whole string: no PATH_MAX, so links nested past 4096 bytes resolve
+            exactly as the kernel follows them. Returns (canonical path, stat of the final file or None,
+            the git folder the path lies in or None) or None when a lookup fails other than by a
+            missing tail (a folder that cannot be searched, a file used as a folder, a link loop): refuse.
+            A folder is a git folder when it is named ``.git`` or looks like one to git (``HEAD`` plus
+            ``objects`` and ``refs``, or ``HEAD`` plus ``commondir``: bare repositories, linked worktrees)."""
+            todo = [c for c in p.split("/") if c]
+            todo.reverse()
+            parts = []
+            fds = [_os_open("/", _O_WALK)]
+            marks = [0]                        # per entered folder: where a git folder starts, or 0
+            hops = 0
+            missing = False
+            final = None
+            try:
+                while todo:
+                    c = todo.pop()
+                    if final is not None:
+                        return None            # a file used as a folder: the kernel says ENOTDIR
+                    if c == ".":
+                        continue
+                    if c == "..":
+                        if missing:
+                            parts.append(c)
+                        elif parts:
+                            parts.pop()
+                            _close(fds.pop())
+                            marks.pop()
+                        continue
+                    if missing or (not todo and not follow):
+                        parts.append(c)
+                        continue
+                    d = fds[-1]
+                    if not _access(c, 0, dir_fd=d, follow_symlinks=False):
+                        if not _access(".", 1, dir_fd=d):
+                            return None        # no search right here: not "missing", refuse
+                        missing = True
+                        parts.append(c)
+                        continue
+                    st = _stat(c, dir_fd=d, follow_symlinks=False)
+                    kind = st.st_mode & 0o170000
+                    if kind == 0o120000:
+                        hops += 1
+                        if hops > 40:
+                            return None
+                        target = _readlink(c, dir_fd=d)
+                        if not target.startswith("/") and ":[" in target:
+                            # /proc/<pid>/fd/N of a pipe or socket: no file behind it. Our own: harmless
+                            # (our stdout); another process's: its pipes, e.g. the tool's answer (D7).
+                            if (_len(parts) >= 3 and parts[0] == "proc" and parts[1] == "%d" % _getpid()
+                                    and parts[-1] == "fd"):
+                                return "<anon>", None, None
+                            return None
+                        if target.startswith("/"):
+                            parts = []
+                            while _len(fds) > 1:
+                                _close(fds.pop())
+                                marks.pop()
+                        more = [x for x in target.split("/") if x]
+                        more.reverse()
+                        todo.extend(more)
+                        continue
+                    parts.append(c)
+                    if kind != 0o040000:
+                        final = st
+                        continue
+                    fd = _os_open(c, _O_WALK, dir_fd=d)
+                    fds.append(fd)
+                    mark = marks[-1]
+                    if mark == 0 and (c == ".git" or (_access("HEAD", 0, dir_fd=fd) and (
+                            (_access("objects", 0, dir_fd=fd) and _access("refs", 0, dir_fd=fd))
+                            or _access("commondir", 0, dir_fd=fd)))):
+                        mark = _len(parts)
+                    marks.append(mark)
+                git = "/" + "/".join(parts[:marks[-1]]) if marks[-1] else None
+                if git is None and ".git" in parts:          # a .git about to be made
+                    git = "/" + "/".join(parts[:parts.index(".git") + 1])
+                return "/" + "/".join(parts), final, git
+            finally:
+                for fd in fds:
+                    _close(fd)
+
         def canonical(p, follow):
             """realpath from lstat/readlink: every symlink resolved (the final one only when follow);
             components that do not exist are appended as written."""
+            if _mode == "linux":
+                w = walk(p, follow)
+                memo.append(w)
+                return None if w is None else w[0]
             todo = [c for c in p.split("/") if c]
             todo.reverse()
             parts = []
@@ -179,6 +274,9 @@ def _hook_template(event, args,
 
         def resolve(p, dir_fd, follow):
             """Canonical path for an event argument, or None if it cannot be resolved (then: deny)."""
+            del memo[:]
+            if _type(dir_fd) is _int and dir_fd == -1:
+                dir_fd = None                   # the os.* events write -1 for "no dir_fd"
             if _type(p) is _int or (_isinstance(p, _int) and not _isinstance(p, _bool)):
                 if _mode == "windows":
                     return None
@@ -200,6 +298,15 @@ def _hook_template(event, args,
 
         def check(p, dir_fd, follow, what=None):
             c = resolve(p, dir_fd, follow)
+            if _mode == "linux" and c is not None and c != "<anon>" and inside(c):
+                w = memo[-1] if memo else walk(c, follow)
+                del memo[:]
+                memo.append(w)
+                if w is None:
+                    deny(what or "write", c)
+                if w[2] is not None:
+                    deny(what or "write", c, "xla_guard 已拦截：%s 在 git 仓库的内部文件夹 %s 里（钩子、配置会在下次运行 "
+                                             "git 时执行），run_python 里的脚本不能改它。" % (c, w[2]))
             shown = c if c is not None else (text(p) if text(p) is not None else "fd")
             if c is None or not inside(c):
                 deny(what or "write", shown)
@@ -235,6 +342,11 @@ def _hook_template(event, args,
             p, mode, flags = args[0], args[1], args[2]
             if _type(p) is _int:
                 return                      # an fd already open: its access mode was checked when opened
+            if _mode == "linux" and _type(flags) is _int and flags == _O_WALK and mode is None:
+                # walk()'s own opens (and a script's with exactly these flags): an O_PATH folder fd gives
+                # no write of its own - dir_fd writes are refused (hook and seccomp), /proc/self/fd/N
+                # paths are walked, fchmod/fchown on O_PATH fail with EBADF
+                return
             writing = False
             if mode is not None:
                 m = text(mode)
@@ -250,7 +362,13 @@ def _hook_template(event, args,
                 deny("write", "open")
             if writing:
                 c = check(p, None, True)
-                if _mode != "windows" and _access(c, 0):
+                if _mode == "linux":
+                    w = (memo[-1] if memo else walk(c, True)) if c != "<anon>" else None
+                    st = w[1] if w is not None else None
+                    if st is not None and (st.st_mode & 0o170000) == 0o100000 and st.st_nlink > 1:
+                        deny("write", c, "xla_guard 已拦截：%s 有多个硬链接，写它可能改到允许目录以外的文件。"
+                                        "请先复制一份再写（shutil.copy 到新文件名）。" % c)
+                elif _mode != "windows" and _access(c, 0):
                     st = _stat(c)
                     if (st.st_mode & 0o170000) == 0o100000 and st.st_nlink > 1:
                         deny("write", c, "xla_guard 已拦截：%s 有多个硬链接，写它可能改到允许目录以外的文件。"
@@ -295,6 +413,12 @@ def _hook_template(event, args,
                 if p is None:
                     p = "."                 # unpack_archive(extract_dir=None) means the cwd
                 dfd = args[fd_index] if 0 <= fd_index < _len(args) else None
+                if _type(dfd) is _int and dfd == -1:
+                    dfd = None                  # the os.* events write -1 for "no dir_fd"
+                if dfd is not None:
+                    # the kernel layer refuses writes relative to a directory fd (seccomp); say why first
+                    deny("write", event, "xla_guard 已拦截：run_python 里的脚本改动文件时不能用 dir_fd（%s），"
+                                         "请直接写完整路径。" % event)
                 check(p, dfd, follow)
             if event == "os.symlink":
                 target = text(args[0])
@@ -340,6 +464,9 @@ def _hook_template(event, args,
         if event == "socket.__new__":
             # unix sockets reach local services that run commands or grant keys (tmux, ssh-agent,
             # D-Bus, docker): only the connected stream pair socket.socketpair() makes is allowed
+            if _mode == "linux" and _len(args) > 1 and (args[1] == 16 or args[1] == 40):
+                deny("connect", "socket(AF_NETLINK/AF_VSOCK)", "xla_guard 已拦截：run_python 里的脚本不能建 netlink 或 vsock "
+                                                              "套接字（它们通向内核和虚拟机的宿主）。")
             if _len(args) > 1 and args[1] == _AF_UNIX:
                 f = caller()
                 if not (f.f_code is _sock_init_code and f.f_back is not None and f.f_back.f_code is _pair_code
@@ -358,6 +485,9 @@ def _hook_template(event, args,
                 deny("connect", s if _len(s) == 0 or s[0] != "\0" else "@" + s[1:])
             return
         if event == "fcntl.fcntl":
+            if _len(args) > 1 and args[1] in _fcntl_denied:
+                deny("process", "fcntl F_SETLEASE", "xla_guard 已拦截：脚本试图给文件加租约（fcntl F_SETLEASE），"
+                                                   "这会卡住打开同一文件的其他程序。")
             if _len(args) > 2 and args[1] in _setown and not (_type(args[2]) is _int and args[2] == _getpid()):
                 deny("process", "fcntl F_SETOWN", "xla_guard 已拦截：脚本试图让别的进程接收 SIGIO 信号（fcntl F_SETOWN）。")
             return
@@ -519,62 +649,9 @@ def _hook_template(event, args,
         del _guard_file, _newer_frames, _version, _deny, _protected, _report_fd, _BaseException, _with_tb, _L
         del _cbc_code, _src_get_code, _SourceFileLoader, _ext_globals, _io_mod, _open_code, _frozen_types
         del _sock_init_code, _pair_code, _setown, _ioctls, _AF_UNIX, _winres, _wininside, _winroots, _stdpyc, _sha
+        del _os_open, _close, _O_WALK, _fcntl_denied
         del event, args, _body
         raise e
-
-
-def _os_open_template(path, flags, mode=0o777, dir_fd=None, _orig=None, _fd_path=None, _type=None, _str=None,
-                      _bytes=None, _int=None, _TypeError=None):
-    """os.open with dir_fd: the 'open' audit event carries no dir_fd, so the hook would resolve a
-    relative name against the cwd. Translate it into an absolute path (``/proc/self/fd/N/name`` on
-    Linux) so the event names the file the kernel will really open."""
-    if dir_fd is None:
-        return _orig(path, flags, mode)
-    t = _type(path)
-    if t is _bytes:
-        path = _bytes.decode(path, "utf-8", "surrogateescape")
-    elif t is not _str:
-        raise _TypeError("xla_guard：带 dir_fd 的 os.open 只接受 str/bytes 路径")
-    if _type(dir_fd) is not _int:
-        raise _TypeError("dir_fd 必须是整数")
-    if path.startswith("/"):
-        return _orig(path, flags, mode)
-    return _orig(_fd_path(dir_fd) + "/" + path, flags, mode)
-
-
-def _deny_template(*args, _msg=None, _what="", _kind="process", _audit=None, _PermissionError=None, **kw):
-    """Stands in for functions that write or start processes without an audit event."""
-    _audit("xla_guard.denied", _what, _msg, _kind)
-    raise _PermissionError(_msg)
-
-
-def _own_pid_template(*args, _orig=None, _index=0, _getpid=None, _what="", _audit=None, _PermissionError=None,
-                      _type=None, _int=None, _len=len):
-    """setpriority / sched_setaffinity... have no audit event: only pid 0 and our own (E6, D1)."""
-    if _index < _len(args) and not (_type(args[_index]) is _int and args[_index] in (0, _getpid())):
-        msg = "xla_guard 已拦截：脚本试图修改其他进程的调度或优先级（%s）。" % _what
-        _audit("xla_guard.denied", _what, msg, "process")
-        raise _PermissionError(msg)
-    return _orig(*args)
-
-
-def _trampoline_template(signum, frame, _handler=None):
-    """User signal handlers get no frame: the interrupted frame may be the audit hook's."""
-    return _handler(signum, None)
-
-
-def _signal_template(signalnum, handler, _orig=None, _make=None, _callable=None):
-    if _callable(handler):
-        handler = _make(handler)
-    return _orig(signalnum, handler)
-
-
-def _clone(func, globals_, name, defaults=None, kwdefaults=None):
-    import types
-    f = types.FunctionType(func.__code__, globals_, name, defaults, None)
-    if kwdefaults:   # the template's own defaults (``_len=len``...) stay unless overridden
-        f.__kwdefaults__ = dict(func.__kwdefaults__ or {}, **kwdefaults)
-    return f
 
 
 def private_deny_rule():
@@ -703,7 +780,9 @@ def install(roots, mode=None, deny_rule=(None, ()), nonce="", report_fd=2, launc
         _io_mod=_io, _open_code=_io.open_code, _frozen_types=tuple(frozen_types),
         _sock_init_code=socket.socket.__init__.__code__, _pair_code=getattr(socket.socketpair, "__code__", None),
         _setown=setown, _ioctls=(0x40086602, 0x40046602, 0x401C5820, 0x8901, 0x8902, 0x541C),
-        _AF_UNIX=getattr(socket, "AF_UNIX", -1))
+        _AF_UNIX=getattr(socket, "AF_UNIX", -1), _os_open=osmod.open, _close=os.close,
+        _O_WALK=(os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC) if mode == "linux" else -1,
+        _fcntl_denied=(1024,) if mode == "linux" else ())
     values.update(_windows_values(mode, roots))
     values["_msg"] = types.FunctionType(block_message.__code__, {"__builtins__": {}, "allowed_text":
                                         types.FunctionType(allowed_text.__code__, W, "allowed_text")},
@@ -732,73 +811,3 @@ def _windows_values(mode, roots):
         out.update(_winres=res, _winroots=tuple(c.upper() for c in canon if c),
                    _wininside=types.FunctionType(winpath.inside.__code__, {"__builtins__": {}}, "inside"))
     return out
-
-
-def neuter(roots, mode, W, osmod, fcntl_fn):
-    """Replace what writes, signals or starts processes without an audit event by denials (they
-    report through the hook: ``sys.audit("xla_guard.denied", ...)`` from a function of ``W``)."""
-    import types
-
-    def denier(what, message, kind="process"):
-        return _clone(_deny_template, W, "xla_guard_denied", None,
-                      dict(_msg=message, _what=what, _kind=kind, _audit=sys.audit, _PermissionError=PermissionError))
-    for modobj in (os, osmod):
-        for name in ("mkfifo", "mknod"):
-            if modobj is not None and hasattr(modobj, name):
-                setattr(modobj, name, denier("os." + name, block_message("write", "os.%s（可在任意位置建文件）" % name,
-                                                                       roots), "write"))
-        if modobj is not None and hasattr(modobj, "pidfd_open"):
-            modobj.pidfd_open = denier("os.pidfd_open", "xla_guard 已拦截：脚本试图取得其他进程的 pidfd（os.pidfd_open）。")
-        for name in ("setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam"):
-            if modobj is not None and hasattr(modobj, name):
-                index = 1 if name == "setpriority" else 0
-                setattr(modobj, name, _clone(_own_pid_template, W, name, None, dict(
-                    _orig=getattr(osmod, name), _index=index, _getpid=os.getpid, _what="os." + name,
-                    _audit=sys.audit, _PermissionError=PermissionError, _type=type, _int=int)))
-    import signal
-    import _signal
-    for modobj in (signal, _signal):
-        if hasattr(modobj, "pidfd_send_signal"):
-            modobj.pidfd_send_signal = denier("signal.pidfd_send_signal",
-                                              "xla_guard 已拦截：脚本试图通过 pidfd 给其他进程发信号。")
-    if os.name == "posix":
-        import subprocess
-        import _posixsubprocess
-        proc_msg = block_message("process", "_posixsubprocess.fork_exec", roots)
-        fork_exec = denier("_posixsubprocess.fork_exec", proc_msg)
-        _posixsubprocess.fork_exec = fork_exec
-        if hasattr(subprocess, "_fork_exec"):
-            subprocess._fork_exec = fork_exec
-        if mode == "linux":
-            readlink = os.readlink
-
-            def linux_fd_path(fd, _readlink=readlink):
-                return "/proc/self/fd/%d" % fd
-            fdp = types.FunctionType(linux_fd_path.__code__, W, "fd_path", (readlink,))
-        elif mode == "darwin":
-            def darwin_fd_path(fd, _fcntl=fcntl_fn):
-                raw = _fcntl(fd, 50, b"\0" * 1024)
-                return raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
-            fdp = types.FunctionType(darwin_fd_path.__code__, W, "fd_path", (fcntl_fn,))
-        else:
-            fdp = None
-        if fdp is not None:
-            code = _os_open_template.__code__
-            wrapped = types.FunctionType(code, W, "open", (0o777, None, osmod.open, fdp, type, str, bytes, int,
-                                                          TypeError))
-            os.open = wrapped
-            osmod.open = wrapped
-            try:
-                os.supports_dir_fd.add(wrapped)
-            except AttributeError:
-                pass
-
-    # Signal handlers run inside whatever Python code is executing, the hook included: hand them no frame.
-    tramp_code = _trampoline_template.__code__
-
-    def make_tramp(handler, _code=tramp_code, _W=W, _F=types.FunctionType):
-        return _F(_code, _W, "xla_guard_signal_trampoline", (handler,))
-    maker = types.FunctionType(make_tramp.__code__, W, "make", (tramp_code, W, types.FunctionType))
-    sig = types.FunctionType(_signal_template.__code__, W, "signal", (_signal.signal, maker, callable))
-    signal.signal = sig
-    _signal.signal = sig

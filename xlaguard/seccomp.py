@@ -8,7 +8,16 @@ answers ``EPERM`` to:
 - ``socket(AF_UNIX)`` and ``socketpair(AF_UNIX)`` other than a stream pair (asyncio's self-pipe):
   without a unix socket there is no ``connect``/``sendto``/``sendmsg`` to a tmux server, an
   ssh-agent, D-Bus, X11 or docker (seccomp cannot read the address a pointer points to, so the
-  socket itself is refused; abstract addresses need a socket too);
+  socket itself is refused; abstract addresses need a socket too); ``socket(AF_NETLINK)`` and
+  ``socket(AF_VSOCK)`` (the kernel's and a VM host's channels; glibc's getaddrinfo copes without
+  netlink, and Python never asks for AI_ADDRCONFIG by itself);
+- writes relative to a directory fd: ``openat`` with write flags, ``mkdirat``, ``unlinkat``,
+  ``renameat(2)``, ``linkat``, ``symlinkat``, ``fchmodat(2)``, ``futimesat`` and ``utimensat`` with a
+  path, unless the dirfd is ``AT_FDCWD`` (reads with a dirfd, and ``futimens``, stay): the "open"
+  audit event carries no dir_fd, so this makes every path the kernel walks for a write the one the
+  audit hook checked (issue 34);
+- ``fcntl(F_SETLEASE)`` (a lease on the host's lock files stalls other tools like ``flock`` does) and
+  ``prctl(PR_SET_PDEATHSIG)`` (the launcher set SIGKILL-on-parent-death; the script must not undo it);
 - ``ptrace``, ``process_vm_readv/writev``, ``process_madvise``, ``pidfd_getfd``, ``pidfd_send_signal``,
   ``kcmp``;
 - ``kill``/``tgkill``/``tkill``/``rt_(tg)sigqueueinfo``, ``prlimit64``, ``setpriority``,
@@ -71,7 +80,8 @@ NR = dict(
     io_uring_enter=426, io_uring_register=427, open_tree=428, move_mount=429, fsopen=430, fsconfig=431,
     fsmount=432, fspick=433, clone3=435, openat2=437, pidfd_getfd=438, process_madvise=440,
     mount_setattr=442, quotactl_fd=443, memfd_secret=447, process_mrelease=448, fchmodat2=452,
-    setxattrat=463, removexattrat=466,
+    setxattrat=463, removexattrat=466, prctl=157, mkdirat=258, futimesat=261, unlinkat=263, renameat=264,
+    linkat=265, symlinkat=266, utimensat=280, renameat2=316,
 )
 DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease", "pidfd_getfd",
@@ -94,7 +104,15 @@ OWN_PID_ONLY = (("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setparam", 0
 MODE_ARGS = (("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2))
 CREATE_MODE_ARGS = (("open", 1, 2), ("openat", 2, 3))    # (syscall, flags index, mode index)
 IOCTLS = (0x40086602, 0x40046602, 0x401C5820, 0x5412, 0x541C, 0x8901, 0x8902)
-FCNTLS = (8, 15)     # F_SETOWN, F_SETOWN_EX
+FCNTLS = (8, 15, 1024)     # F_SETOWN, F_SETOWN_EX, F_SETLEASE
+DENIED_FAMILIES = (AF_UNIX, 16, 40)    # AF_UNIX, AF_NETLINK, AF_VSOCK
+PR_SET_PDEATHSIG = 1
+AT_FDCWD = 0xFFFFFF9C       # -100 as the low 32 bits of the dirfd argument
+O_WRITE_BITS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000 | 0o20000000   # WRONLY RDWR CREAT TRUNC APPEND TMPFILE
+# (syscall, argument indexes of dirfds): writes relative to a directory fd are refused, so every path the
+# kernel walks for a write starts at the cwd or at "/" - the one the audit hook checked (issue 34)
+DIRFD_WRITES = (("mkdirat", (0,)), ("unlinkat", (0,)), ("renameat", (0, 2)), ("renameat2", (0, 2)),
+                ("linkat", (0, 2)), ("symlinkat", (1,)), ("futimesat", (0,)))
 
 # classic BPF
 LD_ABS, JEQ, JSET, JGE, RET, AND = 0x20, 0x15, 0x45, 0x35, 0x06, 0x54
@@ -138,14 +156,33 @@ def program(own_pid):
     # clone: threads only, and no new namespaces
     block("clone", [(LD_ABS, 0, 0, arg_low(0)), (JSET, 1, 0, CLONE_NAMESPACES), (JSET, 1, 0, CLONE_THREAD),
                     deny, allow])
-    block("socket", [(LD_ABS, 0, 0, arg_low(0)), (JEQ, 0, 1, AF_UNIX), deny, allow])
+    fams = [(LD_ABS, 0, 0, arg_low(0))]
+    for i, fam in enumerate(DENIED_FAMILIES):
+        fams.append((JEQ, len(DENIED_FAMILIES) - 1 - i, 0 if i < len(DENIED_FAMILIES) - 1 else 1, fam))
+    block("socket", fams + [deny, allow])
+    block("prctl", [(LD_ABS, 0, 0, arg_low(0)), (JEQ, 0, 1, PR_SET_PDEATHSIG), deny, allow])
+
+    def dirfd_prefix(indexes):
+        out = []
+        for i in indexes:
+            out += [(LD_ABS, 0, 0, arg_low(i)), (JEQ, 1, 0, AT_FDCWD), deny]
+        return out
+    for name, indexes in DIRFD_WRITES:
+        block(name, dirfd_prefix(indexes) + [allow])
+    # utimensat(fd, NULL, ...) is futimens: only a path (non-NULL, both halves) must start at the cwd
+    block("utimensat", [(LD_ABS, 0, 0, arg_low(1)), (JEQ, 0, 2, 0), (LD_ABS, 0, 0, arg_low(1) + 4), (JEQ, 3, 0, 0),
+                        (LD_ABS, 0, 0, arg_low(0)), (JEQ, 1, 0, AT_FDCWD), deny, allow])
     block("socketpair", [(LD_ABS, 0, 0, arg_low(0)), (JEQ, 0, 4, AF_UNIX), (LD_ABS, 0, 0, arg_low(1)),
                          (AND, 0, 0, 0xF), (JEQ, 1, 0, SOCK_STREAM), deny, allow])
     for name, index in MODE_ARGS:
-        block(name, [(LD_ABS, 0, 0, arg_low(index)), (JSET, 0, 1, SPECIAL_MODE_BITS), deny, allow])
+        pre = dirfd_prefix((0,)) if name.startswith("fchmodat") else []
+        block(name, pre + [(LD_ABS, 0, 0, arg_low(index)), (JSET, 0, 1, SPECIAL_MODE_BITS), deny, allow])
     for name, fi, mi in CREATE_MODE_ARGS:
-        block(name, [(LD_ABS, 0, 0, arg_low(fi)), (JSET, 0, 3, O_CREAT | O_TMPFILE_BIT),
-                     (LD_ABS, 0, 0, arg_low(mi)), (JSET, 0, 1, SPECIAL_MODE_BITS), deny, allow])
+        # openat: a write relative to a directory fd is refused (reads stay: os.fwalk, scandir(fd))
+        pre = [(LD_ABS, 0, 0, arg_low(0)), (JEQ, 3, 0, AT_FDCWD), (LD_ABS, 0, 0, arg_low(fi)),
+               (JSET, 0, 1, O_WRITE_BITS), deny] if name == "openat" else []
+        block(name, pre + [(LD_ABS, 0, 0, arg_low(fi)), (JSET, 0, 3, O_CREAT | O_TMPFILE_BIT),
+                           (LD_ABS, 0, 0, arg_low(mi)), (JSET, 0, 1, SPECIAL_MODE_BITS), deny, allow])
     block("creat", [(LD_ABS, 0, 0, arg_low(1)), (JSET, 0, 1, SPECIAL_MODE_BITS), deny, allow])
     ioctl = [(LD_ABS, 0, 0, arg_low(1))]
     for i, req in enumerate(IOCTLS):

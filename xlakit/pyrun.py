@@ -24,6 +24,9 @@ from .fs import paths
 from .errors import ToolError
 from .host import group_kwargs, kill_tree
 from xlaguard.seccomp import FILE_SIZE_LIMIT, MEMORY_LIMIT   # the limits the guard sets (stdlib-only module)
+from xlaguard.ns import TEMP_LIMIT
+from xlaguard.limits import TASK_LIMIT
+from xlaguard import limits as guard_limits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUARD = os.path.join(ROOT, "xla_guard.py")
@@ -33,11 +36,12 @@ SEP = "\x1f"
 HEAD_BYTES = 256 * 1024     # per stream, raw bytes kept from the start ...
 TAIL_BYTES = 256 * 1024     # ... and from the end; everything in between is counted and dropped
 MAX_BLOCKED = 20
-LAYER_NAMES = {"audit": "audit_hook", "landlock": "landlock", "seccomp": "seccomp", "job": "job_object",
-               "token": "low_integrity_token"}
-KERNEL_NAMES = {"landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象", "token": "低完整性令牌"}
+LAYER_NAMES = {"audit": "audit_hook", "ns": "mount_namespace", "landlock": "landlock", "seccomp": "seccomp",
+               "job": "job_object", "token": "low_integrity_token"}
+KERNEL_NAMES = {"ns": "只读挂载命名空间", "landlock": "Landlock", "seccomp": "seccomp", "job": "作业对象",
+                "token": "低完整性令牌"}
 ADVISORY = ("拦截记录由脚本进程里的围栏写出，仅供参考（脚本能关掉或伪造自己进程里的输出）；"
-            "真正把关的是内核层（Linux 上的 Landlock 与 seccomp，Windows 上的低完整性令牌与作业对象）。")
+            "真正把关的是内核层（Linux 上的只读挂载命名空间、Landlock 与 seccomp，Windows 上的低完整性令牌与作业对象）。")
 RUN_TEMP = ".xla-tmp"       # Windows: per-run temp folders live in <workspace>/.xla-tmp/<id>
 
 
@@ -165,8 +169,8 @@ def parse_records(records):
             status = dict(f.split("=", 1) for f in fields[2:] if "=" in f)
         elif kind == "end":
             extra["ended"] = True
-        elif kind == "limit" and len(fields) >= 3 and fields[2] == "memory":
-            extra["memory"] = True
+        elif kind == "limit" and len(fields) >= 3 and fields[2] in ("memory", "disk", "fsize", "tasks"):
+            extra[fields[2]] = True
         elif kind in ("block", "kernel") and len(fields) >= 5:
             count += 1
             if len(blocked) < MAX_BLOCKED:
@@ -210,8 +214,15 @@ def summarize(exit_code, timed_out, timeout, duration, blocked, count, cut, fenc
         out = ("%s内存超过上限（%d MiB），脚本已停止（退出码 %s）。请分批处理数据：按块读取文件、逐行处理、"
                "及时释放不用的大对象。" % ("" if extra.get("memory") else "脚本被系统强行结束，多半是",
                                        MEMORY_LIMIT >> 20, exit_code))
-    elif exit_code == -25:
-        out = "脚本写出的单个文件超过上限（%d MiB），已被停止。请把结果分成多个文件。" % (FILE_SIZE_LIMIT >> 20)
+    elif extra.get("disk"):
+        out = ("磁盘空间（临时文件夹上限 %d MiB）已用完，脚本出错退出（退出码 %s）。run_python 的临时文件夹是本次运行"
+               "专用的、有大小上限，运行结束就删除；大文件请写到工作空间里。" % (TEMP_LIMIT >> 20, exit_code))
+    elif extra.get("tasks"):
+        out = ("线程数超过上限（%d 个），脚本出错退出（退出码 %s）。请用线程池（concurrent.futures.ThreadPoolExecutor，"
+               "max_workers 取几到几十）代替为每项工作开一个线程。" % (TASK_LIMIT, exit_code))
+    elif exit_code == -25 or extra.get("fsize"):
+        out = ("脚本写出的单个文件超过上限（%d MiB），已被停止。请把结果分成多个文件；另外磁盘空间（临时文件夹上限 %d MiB）"
+               "只够放中间文件，大文件请写到工作空间里。" % (FILE_SIZE_LIMIT >> 20, TEMP_LIMIT >> 20))
     elif exit_code == 0:
         out = "脚本正常结束（退出码 0，用时 %.1f 秒）。" % duration
     else:
@@ -306,10 +317,14 @@ def run(script, args, timeout):
     Returns ``exit_code`` (None on timeout), ``timed_out``, ``duration``, ``fence``, ``blocked``,
     ``blocked_total``, and the two :class:`Drain` objects ``out`` / ``err`` for the answer."""
     roots = allowed_roots()
+    env = dict(os.environ)
+    run_temp = _posix_run_temp(roots, env)
     nonce = secrets.token_hex(16)
     cmd = [sys.executable, "-I", "-B", "-X", "utf8", "-u", GUARD]
     for r in roots:
         cmd += ["--root", r]
+    if run_temp:
+        cmd += ["--run-temp", run_temp]
     extra = {}
     rep_r = rep_w = None
     if os.name == "posix":     # the guard's reports on a pipe of their own; stderr stays the script's
@@ -319,7 +334,6 @@ def run(script, args, timeout):
         _not_dumpable()
     # the tools' libraries wherever they live (tools/pydeps, or ~/.xla/pydeps for an installed package)
     cmd += ["--nonce-stdin", "--path", manifest.pydeps_dir(ROOT), "--", script] + list(args)
-    env = dict(os.environ)
     run_tmp = None
     if os.name == "nt":
         run_tmp = run_temp_dir(roots[0])
@@ -334,6 +348,7 @@ def run(script, args, timeout):
     except OSError as exc:
         if run_tmp:
             _remove_tree(run_tmp)
+        _posix_cleanup(run_temp, None)
         raise ToolError("无法启动 Python 解释器：%s。请确认 Python 安装完整" % exc)
     finally:
         if rep_w is not None:
@@ -345,6 +360,7 @@ def run(script, args, timeout):
             proc.close()            # Windows: the job goes (KILL_ON_JOB_CLOSE), then the temp folder
         if run_tmp:
             _remove_tree(run_tmp)
+        _posix_cleanup(run_temp, proc.pid)
 
 
 def _kill(proc):
@@ -355,6 +371,7 @@ def _kill(proc):
 
 
 def _supervise(proc, nonce, rep_r, roots, timeout, started):
+    """Feed the nonce, drain the pipes, wait (killing the tree on timeout) and read the reports."""
     try:
         proc.stdin.write(nonce.encode("ascii") + b"\n")
         proc.stdin.close()
@@ -395,6 +412,53 @@ def _supervise(proc, nonce, rep_r, roots, timeout, started):
     return {"exit_code": None if timed_out else proc.returncode, "timed_out": timed_out,
             "duration": duration, "fence": fence, "blocked": blocked, "blocked_total": count,
             "extra": extra, "out": out, "err": err}
+
+
+def _posix_run_temp(roots, env):
+    """POSIX: a temp folder of this run's own (issue 34), made here so it can be removed here after the
+    run, however the run ended. It replaces the system temp folder among the allowed places and is the
+    script's TMPDIR; on Linux the guard mounts a tmpfs of ``TEMP_LIMIT`` bytes on it in its private
+    mount namespace (the contents go with the namespace). Returns its path, or None elsewhere."""
+    if os.name != "posix":
+        return None
+    tmp = os.path.realpath(tempfile.gettempdir())
+    _posix_sweep(tmp)
+    try:
+        run_temp = os.path.realpath(tempfile.mkdtemp(prefix="xla-run-", dir=tmp))
+    except OSError as exc:
+        raise ToolError("无法在临时目录 %s 里建本次运行的临时文件夹：%s" % (tmp, exc.strerror))
+    roots[:] = [r for r in roots if r != tmp] + [run_temp]
+    env["TMPDIR"] = run_temp
+    return run_temp
+
+
+def _posix_sweep(tmp, age=86400):
+    """Leftovers of runs whose run_python was itself killed before its clean-up (the host's own
+    timeout): our ``xla-run-*`` folders older than a day go (empty ones, on Linux: the tmpfs went with
+    the guard's namespace)."""
+    import shutil
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(tmp) if n.startswith("xla-run-")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(tmp, name)
+        try:
+            st = os.lstat(path)
+            if (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and now - st.st_mtime > age:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _posix_cleanup(run_temp, pid):
+    """After the run: the per-run temp folder and the guard's pids cgroup (``xlaguard.limits``) go."""
+    if run_temp:
+        import shutil
+        shutil.rmtree(run_temp, ignore_errors=True)
+    if pid is not None and sys.platform.startswith("linux"):
+        guard_limits.cleanup(pid)
 
 
 def _not_dumpable():
