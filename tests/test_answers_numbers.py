@@ -147,7 +147,7 @@ def test_derived_tables_write_money_as_numbers(run, tmp_path, tool):
     numbers = [c for c in cells if isinstance(c.value, (int, float))]
     assert len(numbers) == sum(1 for e in expected if e is not None)
     assert sum(Decimal(repr(c.value)) for c in numbers) == sum(e for e in expected if e is not None)
-    assert all(c.number_format == "#,##0.00" for c in numbers)
+    assert all(c.number_format == "#,##0.00" for c in numbers), [(c.coordinate, c.value, c.number_format) for c in numbers if c.number_format != "#,##0.00"][:5]
     assert [c.value for c in cells if isinstance(c.value, str)] == ["-"] * expected.count(None)
     assert all(isinstance(c.value, str) for c in _column(out, "A"))     # 订单号: codes stay text
     assert [c.value for c in _column(out, "B")][:3] == ["0000", "0001", "0002"]

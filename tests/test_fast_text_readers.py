@@ -67,6 +67,8 @@ def test_csv_split_path_gives_the_csv_module_records(tmp_path, monkeypatch, name
     monkeypatch.setattr(delimited, "BLOCK", block)
     book = delimited.DelimitedBook(path)
     want = csv_module_rows(path, book.encoding, book.delimiter)
+    if "\0" in text:       # stray NUL bytes in UTF-8/GBK text are dropped while decoding (issue 35, item 6)
+        want = [(n, [c.replace("\0", "") if isinstance(c, str) else c for c in row]) for n, row in want]
     assert list(book.rows()) == want
     assert list(book.rows(max_rows=3)) == want[:3]
 

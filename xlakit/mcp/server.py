@@ -714,7 +714,7 @@ Cherry Studio、Cursor、Cline 等客户端使用。标准输出只有协议消�
 
 def _usage():
     """USAGE naming this interpreter (``python3`` is the Store alias on Windows: xlakit.pycmd)."""
-    from . import pycmd
+    from .. import pycmd
     return USAGE.replace("python3 xla.py", pycmd.xla_cmd())
 
 

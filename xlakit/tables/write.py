@@ -261,9 +261,10 @@ def write_derived(target, rows, sheet, keep_text=False, deadline=None, sources=(
         formats.update(table.number_formats())
     numbers = NumberCells(keep_text=keep_text, source_formats=formats)
     written = []
+    wrapped = numbers.wrap(rows)        # now: it samples the rows and chooses the columns styles() formats
 
     def with_notes():
-        for row in numbers.wrap(rows):
+        for row in wrapped:
             yield row
         for note in (notes() if notes is not None else ()):
             written.append(note)

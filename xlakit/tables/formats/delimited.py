@@ -173,10 +173,19 @@ class _NulFree(object):
         self._fh = fh
 
     def read(self, size=-1):
-        return self._fh.read(size).replace("\x00", "")
+        return self._nul_free(self._fh.read, size)
 
     def readline(self, size=-1):
-        return self._fh.readline(size).replace("\x00", "")
+        return self._nul_free(self._fh.readline, size)
+
+    @staticmethod
+    def _nul_free(read, size):
+        # a piece that was nothing but NULs must not come back empty: "" means the end of the file
+        while True:
+            piece = read(size)
+            out = piece.replace("\x00", "")
+            if out or not piece:
+                return out
 
     def __iter__(self):
         for line in self._fh:
