@@ -50,9 +50,13 @@ PINS = {
 # OCR: RapidOCR's wheel carries the PP-OCR detection/direction/recognition models (3.x ships them,
 # nothing is downloaded at run time); onnxruntime runs them; pypdfium2 (9 MB) renders PDF pages
 # whose scan is not one plain picture. numpy, OpenCV and Pillow come as RapidOCR's own needs.
+# Intel Macs: on macOS 10.15 the newest onnxruntime with a wheel is 1.16 (1.17+ need macOS 11)
+# and OpenCV 4.6, both built against numpy 1, while pip picks numpy 2 beside them (import fails);
+# numpy 1.26 is what works there, and onnxruntime 1.19 / OpenCV 4.10 on newer Intel Macs take it too.
 GROUPS = {
     "ocr": (("rapidocr", "onnxruntime", "pypdfium2", "PIL", "numpy"),
-            ("rapidocr>=3.10,<4", "onnxruntime>=1.16,<2", "pypdfium2>=4.20,<6"),
+            ("rapidocr>=3.10,<4", "onnxruntime>=1.16,<2", "pypdfium2>=4.20,<6",
+             "numpy>=1.21,<2; sys_platform == 'darwin' and platform_machine == 'x86_64' and python_version < '3.13'"),
             "文字识别（OCR）引擎 RapidOCR + onnxruntime", "下载约 130 MB，安装后约 400 MB"),
 }
 

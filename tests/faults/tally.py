@@ -4,9 +4,8 @@ Every test adds to :data:`COUNTS` (``scenario()``, ``checked()``, ``lost()``...)
 each process's counts at the end of the session and prints one summary line over all of them, so a
 CI log shows scenarios run, files checked, bytes lost, stray temp files, hung tools and leaked
 processes (these four must be 0: a test that sees one fails, and the count says how many), and
-how many kills left a temp file beside the user's file at all (on Linux only a kill between the
-``linkat`` that names a complete unnamed file and the ``renameat`` right after it can: the
-sweep of the next write removes that one)."""
+how many kills left a temp file beside the user's file at all (on Linux none may: the complete
+unnamed file is named in ``~/.xla/staging`` on its way over the target, and test_kill asserts it)."""
 
 COUNTS = {"scenarios": 0, "files_checked": 0, "bytes_lost": 0, "stray_temp_files": 0,
           "hung_tools": 0, "leaked_processes": 0, "kills_leaving_a_temp": 0}

@@ -28,8 +28,11 @@ rename is relative to it. A name re-pointed after the check changes nothing.
 A process killed mid-write cannot remove a file it made. On Linux the new content is therefore
 written into an *unnamed* file (``O_TMPFILE`` in the target folder) that gets a name only when it
 is complete: ``linkat`` of ``/proc/self/fd/N`` straight to the target's name for a new file,
-else to a hidden temp name that the very next system call renames over the target; a kill at
-any other moment leaves nothing beside the user's file. Where ``O_TMPFILE`` is not supported
+else to a hidden temp name in ``~/.xla/staging`` that the very next system call renames over the
+target (one atomic rename across folders of one file system; a kill in between leaves that name
+in the toolbox's own folder, swept there), so a kill at any moment leaves nothing beside the
+user's file. Only a target on another file system than ``~/.xla`` (EXDEV: a USB drive) gets the
+hidden temp name beside it for that moment. Where ``O_TMPFILE`` is not supported
 (macOS, Windows, some file systems) the file is named ``.xla-*.tmp`` from the start (hidden, and
 never a name a user's file has), and the next write into the same folder removes those older
 than :data:`STALE_TEMP_AGE` (:func:`sweep_stale_temps`). A backup is copied under such a temp
@@ -412,6 +415,20 @@ _PROC_FD = "/proc/self/fd"
 _NO_TMPFILE = {getattr(errno, n) for n in ("EOPNOTSUPP", "ENOTSUP", "EISDIR", "EINVAL", "ENOENT") if hasattr(errno, n)}
 
 
+def _staging_fd():
+    """An open descriptor of ``~/.xla/staging`` (made 0700 when missing; stale names of killed
+    writers swept), where a complete unnamed file gets its name on the way to replacing the
+    user's file (:meth:`NewFile._replace_from_staging`)."""
+    folder = paths.xla_dir("staging")
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    fd = os.open(folder, os.O_RDONLY | resolve.O_DIRECTORY | resolve.O_NOFOLLOW | resolve.O_CLOEXEC)
+    sweep_stale_temps(folder, dir_fd=fd)
+    return fd
+
+
 def _proc_fd_works():
     return os.name == "posix" and os.path.isdir(_PROC_FD)
 
@@ -496,6 +513,8 @@ class NewFile(object):
                     return
                 except FileExistsError:
                     pass                # created meanwhile by someone else: replace it like any old file
+            if self._replace_from_staging(src):
+                return
             while True:
                 name = "%s%s%s" % (TEMP_PREFIX, secrets.token_hex(4), TEMP_SUFFIX)
                 try:
@@ -513,6 +532,43 @@ class NewFile(object):
         else:
             t.rename(self.name, t.name)
         self.name = None
+
+    def _replace_from_staging(self, src):
+        """Replace the target with the complete unnamed file by way of ``~/.xla/staging``: a name
+        is needed for the rename, and Linux has no atomic "link over". When that folder is on the
+        target's file system, the name is made there and the rename crosses folders (still one
+        atomic step), so a kill between the link and the rename leaves the stray name in the
+        toolbox's own folder (swept there), never beside the user's file. False when the folders
+        are on different file systems (EXDEV: a USB drive) or staging cannot be used; the caller
+        then names the file beside the target as before."""
+        t = self.target
+        try:
+            sfd = _staging_fd()
+        except OSError:
+            return False
+        try:
+            for _ in range(100):
+                name = "%s%s%s" % (TEMP_PREFIX, secrets.token_hex(4), TEMP_SUFFIX)
+                try:
+                    os.link(src, name, dst_dir_fd=sfd, follow_symlinks=True)
+                except FileExistsError:
+                    continue
+                except OSError:
+                    return False            # EXDEV (another file system), EPERM...
+                break
+            else:
+                return False
+            try:
+                os.replace(name, t.name, src_dir_fd=sfd, dst_dir_fd=t.parent_fd)
+            except BaseException:
+                try:
+                    os.unlink(name, dir_fd=sfd)
+                except OSError:
+                    pass
+                raise
+            return True
+        finally:
+            os.close(sfd)
 
     def copy_over(self, old_fd):
         """Copy the new content over the old file's own inode (``old_fd``, opened through the
