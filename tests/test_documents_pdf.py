@@ -103,3 +103,23 @@ def test_libreoffice_two_column_section_stays_as_drawn(run):
     assert lines[:3] == ["【第 1 页】", "两栏排版的通知", "左栏第1 段：本市各区县人民政府要按照通知要"]
     assert lines.index("右栏第1 段：各有关单位应当在规定时间内报送") == 12
     assert lines[-1] == "正文结束，以下单栏。"
+
+
+def test_contents_page_with_dot_leaders_is_text_not_a_scan(run):
+    """Issue 36.1: a table of contents (dot leaders, page numbers) has a good text layer and no
+    picture: it is read as text, never sent to OCR as a "scan"."""
+    data = read(run, os.path.join(DOCS, "toc.pdf"))
+    assert "ocr" not in data, data
+    assert not any("扫描" in w or "OCR" in w for w in data.get("warnings", [])), data
+    lines = data["text"].split("\n")
+    assert lines[:2] == ["【第 1 页】", "目录"]
+    assert lines[2].startswith("第一章 总则....") and lines[2].endswith("2")
+    assert lines[10].startswith("第九章 风险分析") and lines[10].endswith(".10")
+    assert lines[11].startswith("第十章 附则") and lines[11].endswith(".11")
+
+
+def test_fake_bold_inside_one_line_is_dropped_real_repeats_kept(run):
+    """Issue 36.3: copies inside one TJ array, a line drawn twice after a tiny Td, glyph-by-glyph
+    Tj/Td copies: each shown once; "哈哈哈哈" (drawn once, moving along) stays."""
+    text = read(run, os.path.join(DOCS, "fakebold_inline.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "安徽省人民政府", "本科学历", "各单位", "哈哈哈哈"]

@@ -13,6 +13,8 @@ How a page becomes a picture: a scanner's page is one image; pypdf hands it over
 resolution, which is the cheapest and sharpest source. Anything else (several images, vector
 drawings, JBIG2/CCITT images pypdf cannot decode) is rendered by pypdfium2 at 200 dpi.
 """
+import re
+
 from .. import progress
 from . import ocr
 from .base import FormatError
@@ -22,9 +24,15 @@ MIN_DPI = 50              # a page picture below this cannot hold legible text (
 MATCH = 0.5               # text layer vs OCR similarity below which the layer is called wrong
 
 
+LEADERS = re.compile(r"([.\u00b7\u2026\u2022\u22ef_\-\u2014\u2013=~*\uff0e\u3002])\1{2,}")
+
+
 def junk(text):
-    """A text layer that is mostly symbols (a broken font map, a bad OCR layer) is no text."""
-    chars = [c for c in text if not c.isspace()]
+    """A text layer that is mostly symbols (a broken font map, a bad OCR layer) is no text.
+    Runs of one repeated mark (a table of contents' dot leaders, a form's underlines) are layout,
+    not symbols: they are left out of the count, so a contents page with a good text layer is
+    never taken for a scan."""
+    chars = [c for c in LEADERS.sub("", text) if not c.isspace()]
     if not chars:
         return True
     good = sum(1 for c in chars if c.isalnum())

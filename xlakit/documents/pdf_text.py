@@ -15,6 +15,7 @@ were drawn row by row is put in column order (``pdf_columns``).
 """
 
 from .cid_unicode import prepare
+from .pdf_bold import strip_copies
 from .pdf_columns import order
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
@@ -38,6 +39,7 @@ def page_text(page):
             pieces.append((text, None, 0, 0))
 
     prepare(page)
+    strip_copies(page)          # copies inside one line, which pypdf would join into one piece
     text = page.extract_text(visitor_text=visit) or ""
     if not pieces or "".join(p[0] for p in pieces) != text:
         return text
