@@ -123,3 +123,12 @@ def test_fake_bold_inside_one_line_is_dropped_real_repeats_kept(run):
     Tj/Td copies: each shown once; "哈哈哈哈" (drawn once, moving along) stays."""
     text = read(run, os.path.join(DOCS, "fakebold_inline.pdf"))["text"]
     assert text.split("\n") == ["【第 1 页】", "安徽省人民政府", "本科学历", "各单位", "哈哈哈哈"]
+
+
+def test_spacing_accents_join_their_letters_and_tight_word_gaps_stay_spaces(run):
+    """Issue 36.4: accents drawn as glyphs of their own ("prote´ge´") become one letter (NFC),
+    after or before the letter; an acute used as an apostrophe stays; word gaps made only by TJ
+    adjustments (0.15 em, no space glyph) stay spaces. pdftotext leaves the accents apart."""
+    lines = read(run, os.path.join(DOCS, "accents.pdf"))["text"].split("\n")
+    assert lines == ["【第 1 页】", "La protégée du ministre a été nommée, don\u00b4t", "Pěníž Naïve École",
+                     "shared between doctors and institutions"]

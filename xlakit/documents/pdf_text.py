@@ -14,11 +14,46 @@ page's codes from its collection's table (``cid_unicode.prepare``); after it, a 
 were drawn row by row is put in column order (``pdf_columns``).
 """
 
+import re
+import unicodedata
+
 from .cid_unicode import prepare
 from .pdf_bold import strip_copies
 from .pdf_columns import order
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
+
+# Spacing accents that TeX-made and some older PDFs draw as glyphs of their own next to the
+# letter ("prote\u00b4ge\u00b4"), with the combining mark each one stands for and the letters it
+# may sit on (so "don\u00b4t", an acute used as an apostrophe, stays as written). ASCII ^ and `
+# are left alone: in running text they are code or formulas more often than accents.
+ACCENTS = {
+    "\u00b4": ("\u0301", "aeiouyAEIOUY"), "\u02cb": ("\u0300", "aeiouAEIOU"),
+    "\u00a8": ("\u0308", "aeiouyAEIOUY"), "\u02c6": ("\u0302", "aeiouAEIOU"),
+    "\u02dc": ("\u0303", "anoANO"), "\u00b8": ("\u0327", "cCsStT"), "\u02c7": ("\u030c", "cdenrstzCDENRSTZ"),
+    "\u02da": ("\u030a", "auAU"), "\u02dd": ("\u030b", "ouOU"), "\u02d8": ("\u0306", "agAG"),
+}
+_AFTER = re.compile("([A-Za-z])([%s])" % re.escape("".join(ACCENTS)))
+_BEFORE = re.compile("([%s])([A-Za-z])" % re.escape("".join(ACCENTS)))
+
+
+def _accents(text):
+    """Letters and the spacing accents drawn beside them joined into one accented letter (NFC),
+    the accent after the letter or, failing that, before it. Only pairs that make a letter of
+    their own are joined; anything else is left as drawn."""
+    if not any(c in ACCENTS for c in text):
+        return text
+
+    def after(m):
+        mark, letters = ACCENTS[m.group(2)]
+        joined = unicodedata.normalize("NFC", m.group(1) + mark)
+        return joined if m.group(1) in letters and len(joined) == 1 else m.group(0)
+
+    def before(m):
+        mark, letters = ACCENTS[m.group(1)]
+        joined = unicodedata.normalize("NFC", m.group(2) + mark)
+        return joined if m.group(2) in letters and len(joined) == 1 else m.group(0)
+    return _BEFORE.sub(before, _AFTER.sub(after, text))
 
 
 def _position(cm, tm):
@@ -28,6 +63,10 @@ def _position(cm, tm):
 
 
 def page_text(page):
+    return unicodedata.normalize("NFC", _accents(_page_text(page)))
+
+
+def _page_text(page):
     pieces = []
 
     def visit(text, cm, tm, _font, size):
