@@ -132,3 +132,24 @@ def test_spacing_accents_join_their_letters_and_tight_word_gaps_stay_spaces(run)
     lines = read(run, os.path.join(DOCS, "accents.pdf"))["text"].split("\n")
     assert lines == ["【第 1 页】", "La protégée du ministre a été nommée, don\u00b4t", "Pěníž Naïve École",
                      "shared between doctors and institutions"]
+
+
+def test_embedded_truetype_without_or_with_a_wrong_map_reads_through_the_font(run):
+    """Issue 36.2: codes that are glyph numbers of an embedded TrueType font. With no ToUnicode
+    (a subset: "Peněžní" came out "3HQČåQt") and with a ToUnicode that maps each code to itself
+    (黎荣 came out 哾㦓-like): the font's own cmap, read backwards, names the characters, as
+    pdfminer does (pdftotext shows the same garbage we used to)."""
+    text = read(run, os.path.join(DOCS, "glyphs_czech.pdf"))
+    assert "ocr" not in text, text
+    assert text["text"].split("\n") == ["【第 1 页】", "Peněžní prostředky", "Příliš žluťoučký kůň"]
+    text = read(run, os.path.join(DOCS, "glyphs_chinese.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "买方：黎荣", "卖方：张伟", "合同金额：壹万元整"]
+
+
+def test_predefined_japanese_cmaps_pypdf_lacks(run):
+    """Issue 36.2: Type0 fonts with a predefined CMap as encoding and no ToUnicode: raw JIS (H,
+    which came out as control pictures ␢␤␦), EUC-JP, Shift-JIS; nothing on stderr."""
+    result = run("read_document", {"path": os.path.join(DOCS, "cjk_cmaps.pdf")})
+    text = ok(result)["text"]
+    assert text.split("\n") == ["【第 1 页】", "あいうえお、東京都", "かきくけこ。大阪府", "さしすせそ 名古屋"]
+    assert "encoding" not in result.stderr, result.stderr
