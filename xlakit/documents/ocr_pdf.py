@@ -54,6 +54,8 @@ class PdfScan(object):
         self.read_pages = []
         self.found = 0               # OCR pages that had text
         self._last = None            # (page number, result): the layer check's OCR, reused
+        from .ocr_cache import OcrPages
+        self.cache = OcrPages(path)  # pages read by earlier windows: not read again
 
     # -- decisions --------------------------------------------------------------------------
     def wants(self, page, body):
@@ -87,7 +89,8 @@ class PdfScan(object):
     # -- reading ----------------------------------------------------------------------------
     def before(self, number):
         """Raise ocr.OutOfTime when pages were read by OCR and the next one may not fit in time."""
-        if self.read_pages and self.reader is not None and not self.reader.can_start():
+        if self.read_pages and self.reader is not None and not self.reader.can_start() \
+                and self.cache.get(number) is None:
             self.reader.drop()
             raise ocr.OutOfTime(number)
 
@@ -99,16 +102,21 @@ class PdfScan(object):
             self.read_pages.append(number)
             self.out.para("〔本页只有一张分辨率很低的图片（约 %d dpi），认不出文字〕" % dpi)
             return True
-        reader = self.engine()
-        if reader is None:
-            return False
-        if self.read_pages and not reader.can_start():
-            reader.drop()
-            raise ocr.OutOfTime(number)
-        if self._last and self._last[0] == number:
-            blocks, confidence, note = self._last[1]
+        known = self.cache.get(number)
+        if known is None:
+            reader = self.engine()
+            if reader is None:
+                return False
+            if self.read_pages and not reader.can_start():
+                reader.drop()
+                raise ocr.OutOfTime(number)
+            if self._last and self._last[0] == number:
+                blocks, confidence, note = self._last[1]
+            else:
+                blocks, confidence, note = self._blocks(page, "第 %d 页" % number, number)
+            self.cache.put(number, blocks, confidence, note)
         else:
-            blocks, confidence, note = self._blocks(page, "第 %d 页" % number, number)
+            blocks, confidence, note = known       # read by an earlier window (ocr_cache)
         self.read_pages.append(number)
         progress.report(number, getattr(self.out, "page_count", None), "文字识别（OCR）第 %d 页" % number)
         self.found += 0 if note else 1

@@ -145,6 +145,8 @@ def convert(path, kind, out, deadline=None):
 def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted):
     bare = {}
     for number in range(first, count + 1):
+        if offsets is not None:      # noted first: a window stopped here lets the next start here
+            offsets.note(number, out.next_offset(), texted)
         scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
             deadline.check("读取 PDF（已读到第 %d 页，共 %d 页）" % (number, count))
@@ -160,8 +162,6 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
             continue
         lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
         body = "\n".join(line for line in lines if line.strip())
-        if offsets is not None:
-            offsets.note(number, out.next_offset(), texted)
         out.page(number)
         kind = None if body.strip() or getattr(out, "ocr", "auto") == "force" else holds(page)
         if kind not in (None, "picture"):
@@ -171,8 +171,8 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
             continue
         if scan.wants(page, body) and scan.read(number, page):
             texted += 1
-            if offsets is not None:
-                offsets.open = False       # OCR text is not ours to promise stable offsets for
+            if offsets is not None and scan.cache.key is None:
+                offsets.open = False       # OCR text kept nowhere: not ours to promise stable offsets for
         elif body.strip():
             texted += 1
             out.para(body)
