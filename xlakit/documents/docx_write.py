@@ -72,6 +72,7 @@ def parse(text):
     para = []
     list_no = 0
     in_list = None     # "bullet" / "number" of the list being continued
+    levels = {}        # nesting level -> (kind, list_no) of the list going on at that level
 
     def end_para():
         if para:
@@ -144,11 +145,19 @@ def parse(text):
             end_para()
             kind = "bullet" if mb else "number"
             m = mb or mn
-            if kind != in_list:
+            level = min(len(m.group(1).replace("\t", "    ")) // 2, 8)
+            # Each nesting level keeps its own list: "1. 2. (nested bullets) 3." goes on at 3
+            # after the bullets instead of starting again at 1; a deeper list ends when an item
+            # of a shallower level comes, so the next nested list starts afresh.
+            if in_list is None:
+                levels.clear()
+            for deeper in [d for d in levels if d > level]:
+                del levels[deeper]
+            if levels.get(level, (None, 0))[0] != kind:
                 list_no += 1
-                in_list = kind
-            indent = len(m.group(1).replace("\t", "    "))
-            blocks.append(("li", kind, min(indent // 2, 8), m.group(3), list_no))
+                levels[level] = (kind, list_no)
+            in_list = kind
+            blocks.append(("li", kind, level, m.group(3), levels[level][1]))
             i += 1
             continue
         if stripped.startswith(">"):
@@ -173,7 +182,10 @@ def _split_row(line):
     return [c.strip().replace("\\|", "|") for c in cells]
 
 
-_INLINE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\*\w])|`([^`\n]+)`")
+# *italic* must not touch an ASCII letter or digit on the outside (so "a*b*c" and "2*3*4" stay
+# as written), but may touch CJK text: Chinese has no spaces, "这是*斜体*的" is italic.
+_INLINE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![*A-Za-z0-9_])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*A-Za-z0-9_])"
+                     r"|`([^`\n]+)`")
 
 
 def runs(text):
