@@ -236,3 +236,17 @@ def test_docx_check_boxes_show_their_state(run, tmp_path):
     _docx(path, body)
     text = ok(run("read_document", {"path": str(path)}))["text"]
     assert text.split("\n") == ["婚姻状况：☑已婚 ☐未婚 ☑其他", "是否党员：☑是 ☐否", "已阅读：☑ 同意 ☐ 不同意", "☒ 已提交"]
+
+
+@pytest.mark.parametrize("name", ["report.docx", "report.odt", "slides.pptx", "report.pdf"])
+def test_damaged_files_are_explained_in_chinese_only(run, tmp_path, name):
+    """Issue 36: a file cut short used to be refused with the library's English in the middle
+    ("File is not a zip file", "Stream has ended unexpectedly"); the reason is now Chinese."""
+    import re
+    with open(os.path.join(FIXTURES, "documents", name), "rb") as fh:
+        data = fh.read()
+    cut = tmp_path / ("cut_" + name)
+    cut.write_bytes(data[:len(data) // 3])
+    error = fail(run("read_document", {"path": str(cut)}))
+    assert "损坏" in error or "不完整" in error, error
+    assert not re.search(r"[A-Za-z]{3,} [A-Za-z]{2,}", error), error

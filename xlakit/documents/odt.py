@@ -8,7 +8,7 @@ footers from styles.xml. Tracked deletions and annotations are not text.
 import zipfile
 import xml.etree.ElementTree as ET
 
-from .base import FormatError, zip_read
+from .base import FormatError, zip_read, why
 from .odt_lists import Numbers
 
 NAME = "odt"
@@ -41,7 +41,7 @@ def _flat(path, kind, out, deadline):
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError) as exc:
-        raise FormatError("OpenDocument 单文件 XML 不完整（%s），文件可能已损坏" % exc)
+        raise FormatError("OpenDocument 单文件 XML 不完整（%s），文件可能已损坏" % why(exc))
     if root.get(OFFICE + "mimetype") != "application/vnd.oasis.opendocument.text":
         from . import text as plain        # not a text document (.fods, .fodp): shown as XML text
         return plain.convert(path, kind, out, deadline)
@@ -75,7 +75,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("OpenDocument 文档已损坏，无法打开（%s）" % exc)
+        raise FormatError("OpenDocument 文档已损坏，无法打开（%s）" % why(exc))
     with zf:
         content = zip_read(zf, "content.xml")
         if content is None:
@@ -83,7 +83,7 @@ def convert(path, kind, out, deadline=None):
         try:
             root = ET.fromstring(content)
         except ET.ParseError as exc:
-            raise FormatError("OpenDocument 文档的 content.xml 不是完整的 XML（%s），文件可能已损坏" % exc)
+            raise FormatError("OpenDocument 文档的 content.xml 不是完整的 XML（%s），文件可能已损坏" % why(exc))
         meta = zip_read(zf, "meta.xml", cap=1 << 20)
         if meta:
             try:

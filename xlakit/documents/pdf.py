@@ -11,7 +11,7 @@ An encrypted PDF is first opened with the empty password (many "protected" PDFs 
 printing or copying); a real open password gives a clear error.
 """
 from .. import progress
-from .base import FormatError, Enough
+from .base import FormatError, Enough, why
 from .page_offsets import PageOffsets
 from .pdf_holds import holds, summary
 from .pdf_text import page_text
@@ -101,8 +101,7 @@ def _repaired(pypdf, path):
 
 
 def _short(exc):
-    text = str(exc) or type(exc).__name__
-    return text[:200]
+    return why(exc)          # pypdf's messages are English: the user gets their meaning in Chinese
 
 
 def convert(path, kind, out, deadline=None):
