@@ -370,6 +370,14 @@ def _collect(el, ctx, parts):
                 parts.append(ch)
             except ValueError:
                 pass
+        elif tag == W + "ruby":
+            # phonetic guide (拼音指南 / ふりがな): the base, then the reading in brackets
+            base, reading = [], []
+            for part, into in ((child.find(W + "rubyBase"), base), (child.find(W + "rt"), reading)):
+                if part is not None:
+                    _collect(part, ctx, into)
+            base, reading = "".join(base), "".join(reading).strip()
+            parts.append("%s（%s）" % (base, reading) if reading and base else base or reading)
         elif tag == W + "txbxContent":
             ctx.pending.append(child)
         elif tag in SKIP:

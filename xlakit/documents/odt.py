@@ -217,6 +217,13 @@ def _inline(el, ctx):
             body = child.find(TEXT + "note-body")
             if body is not None:
                 ctx.notes.append(body)
+        elif tag == TEXT + "ruby":
+            # phonetic guide: the base, then the reading in brackets (as the doc/docx readers)
+            base = child.find(TEXT + "ruby-base")
+            reading = child.find(TEXT + "ruby-text")
+            base = _inline(base, ctx) if base is not None else ""
+            reading = (_inline(reading, ctx) if reading is not None else "").strip()
+            parts.append("%s（%s）" % (base, reading) if reading and base else base or reading)
         elif tag == DRAW + "frame":
             box = child.find(DRAW + "text-box")
             if box is not None:
