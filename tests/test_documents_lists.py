@@ -102,3 +102,10 @@ def test_odt_numbering_reads_like_the_docx(run):
         data = ok(run("read_document", {"path": os.path.join(DOCS, name)}))
         assert data["text"] == EXPECTED, name
         assert data["title"] == "管理办法"
+
+
+def test_odt_cross_reference_text_is_kept(run):
+    """Issue 36: the text a cross-reference shows (text:bookmark-ref: a page number, a heading's
+    text) used to be dropped, leaving "详见第  页“”一节"."""
+    data = ok(run("read_document", {"path": os.path.join(DOCS, "xref.odt")}))
+    assert data["text"] == "# 付款条件\n详见第 2 页“付款条件”一节。"

@@ -23,7 +23,7 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 
 SKIP = {TEXT + "tracked-changes", OFFICE + "annotation", OFFICE + "annotation-end", TEXT + "sequence-decls",
         TEXT + "variable-decls", TEXT + "user-field-decls", OFFICE + "forms", TABLE + "table-columns",
-        TABLE + "table-column", TEXT + "note-citation", TEXT + "bookmark-ref", TEXT + "deletion",
+        TABLE + "table-column", TEXT + "note-citation", TEXT + "deletion",
         OFFICE + "event-listeners", DRAW + "image", TEXT + "table-of-content-source",
         TEXT + "illustration-index-source", TEXT + "alphabetical-index-source"}
 
