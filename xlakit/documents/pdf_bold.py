@@ -24,15 +24,24 @@ MIN_CLOSE = 0.4         # ... and at least this many points (tiny fonts, roundin
 STRINGS = re.compile(rb"\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>")
 
 
+_BETWEEN = re.compile(rb"(-?\d*\.?\d+)\s+(-?\d*\.?\d+)\s+T[dD]\b|\bTm\b|(?<![\d.])(\d{3,4}(?:\.\d*)?)(?![\d.])")
+
+
 def _suspect(data):
-    """Does some string in the content repeat one of the few strings before it? Fake bold always
-    does; most pages never do, and are then left alone without parsing their content."""
-    recent = []
+    """Is some string drawn again right after itself with only a small move between (a Td of a
+    point or two, a new Tm, a TJ adjustment that moves back by most of a glyph)? Fake bold always
+    is; most pages never are, and are then left alone without parsing their content."""
+    last, end = None, 0
     for match in STRINGS.finditer(data):
         token = match.group(0)
-        if token in recent:
-            return True
-        recent = (recent + [token])[-LOOK_BACK:]
+        if token == last:
+            for move in _BETWEEN.finditer(data, end, match.start()):
+                if move.group(3) is not None:
+                    if float(move.group(3)) >= 300:
+                        return True
+                elif move.group(1) is None or (abs(float(move.group(1))) < 3 and abs(float(move.group(2))) < 3):
+                    return True
+        last, end = token, match.end()
     return False
 
 
