@@ -114,7 +114,7 @@ def plausible(chars):
 
 
 def _font_file(font):
-    """(descendant font, TrueType bytes) for a Type0 font with an embedded TrueType, else None."""
+    """(descendant font, font file stream) for a Type0 font with an embedded TrueType, else None."""
     if font.get("/Subtype") != "/Type0" or font.get("/Encoding") not in ("/Identity-H", "/Identity-V"):
         return None
     descendant = font["/DescendantFonts"].get_object()[0].get_object()
@@ -123,7 +123,7 @@ def _font_file(font):
     descriptor = descendant.get("/FontDescriptor")
     if descriptor is None or "/FontFile2" not in descriptor.get_object():
         return None
-    return descendant, descriptor.get_object()["/FontFile2"].get_object().get_data()
+    return descendant, descriptor.get_object()["/FontFile2"].get_object()   # inflated only when needed
 
 
 def _to_gid(descendant):
@@ -186,7 +186,7 @@ def lookup(font, codes):
             if plausible(drawn) >= 0.9:
                 return None                # a believable map: most pages of most files stop here
         if state["chars"] is None:
-            state["chars"] = glyph_chars(state["data"])
+            state["chars"] = glyph_chars(state["data"].get_data())
         chars, to_gid = state["chars"], _to_gid(state["descendant"])
         table = {}
         for code in codes:
