@@ -199,6 +199,10 @@ def _strip(page, contents):
                     tol = max(MIN_CLOSE, CLOSE * abs(size) * max(abs(v) for v in full[:4]))
                     glyph = (name, chunk, x, y, (index, number, at))
                     for k, (f, c, px, py, where) in enumerate(recent):
+                        # two glyphs of one string always move apart (whatever widths the font
+                        # claims): only a glyph drawn by another string or TJ item can be a copy
+                        if where[:2] == (index, number):
+                            continue
                         if f == name and c == chunk and abs(px - x) <= tol and abs(py - y) <= tol:
                             # the earlier drawing goes: the last copy is where the line goes on
                             copies.add(where)

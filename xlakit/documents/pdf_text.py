@@ -9,7 +9,10 @@ a piece whose text repeats one of the last few pieces at (almost) the same spot 
 page text is rebuilt from the pieces only when a copy was found and the pieces add up exactly to
 what pypdf returned (otherwise pypdf's own text stands), so a page without fake bold is returned
 untouched, and text that really repeats ("哈哈哈哈", a row of dashes) is kept: it is drawn once,
-moving along the line. Before extraction, a CJK font without a ToUnicode map is given one for the
+moving along the line. Copies that pypdf would join into one piece (inside one TJ array, a line
+redrawn after a tiny Td) are taken out glyph by glyph before extraction (``pdf_bold``); spacing
+accents drawn beside their letter are joined to it afterwards (``_accents``, then NFC).
+Before extraction, a CJK font without a ToUnicode map is given one for the
 page's codes from its collection's table (``cid_unicode.prepare``); after it, a page whose columns
 were drawn row by row is put in column order (``pdf_columns``).
 """
