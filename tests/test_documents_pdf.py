@@ -153,3 +153,14 @@ def test_predefined_japanese_cmaps_pypdf_lacks(run):
     text = ok(result)["text"]
     assert text.split("\n") == ["【第 1 页】", "あいうえお、東京都", "かきくけこ。大阪府", "さしすせそ 名古屋"]
     assert "encoding" not in result.stderr, result.stderr
+
+
+def test_a_text_layer_that_reads_as_garbage_is_not_shown_as_right(run):
+    """Issue 36.2: when no repair applies (the map sends codes to half a dozen scripts and there is
+    no font file to read), the answer says the page's text is not to be trusted. The other PDF
+    fixtures (CJK, kana, Hangul, accents) raise no such warning."""
+    data = read(run, os.path.join(DOCS, "garbled.pdf"))
+    assert any("乱码" in w and "第 1 页" in w for w in data.get("warnings", [])), data
+    for name in ("cidfonts.pdf", "cjk_cmaps.pdf", "accents.pdf", "glyphs_chinese.pdf", "report.pdf", "toc.pdf"):
+        other = read(run, os.path.join(DOCS, name))
+        assert not any("乱码" in w for w in other.get("warnings", [])), name

@@ -13,6 +13,7 @@ printing or copying); a real open password gives a clear error.
 from .. import progress
 from .base import FormatError, Enough, why
 from .page_offsets import PageOffsets
+from .pdf_fontmap import garbled
 from .pdf_holds import holds, summary
 from .pdf_text import page_text
 
@@ -143,6 +144,7 @@ def convert(path, kind, out, deadline=None):
 
 def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted):
     bare = {}
+    garbled_pages = []
     for number in range(first, count + 1):
         if offsets is not None:      # noted first: a window stopped here lets the next start here
             offsets.note(number, out.next_offset(), texted)
@@ -174,6 +176,8 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
                 offsets.open = False       # OCR text kept nowhere: not ours to promise stable offsets for
         elif body.strip():
             texted += 1
+            if garbled(body):
+                garbled_pages.append(number)
             out.para(body)
         else:
             empty_pages.append(number)
@@ -193,3 +197,7 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         out.warnings.append("第 %s 页没有文字层（可能是扫描图片），这些页的内容读不出来" % shown)
     if bare:
         out.warnings.append("这些页没有文字：%s" % summary(bare))
+    if garbled_pages:
+        shown = "、".join(str(n) for n in garbled_pages[:20]) + ("……" if len(garbled_pages) > 20 else "")
+        out.warnings.append("第 %s 页的文字层像是乱码（字体缺少正确的编码信息），这些页读出的文字不可信；"
+                            "可以用 ocr=\"force\" 按页面图像重新识别，或请用户提供原始文件" % shown)

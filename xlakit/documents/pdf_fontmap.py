@@ -205,3 +205,53 @@ def lookup(font, codes):
     except Exception:  # noqa: BLE001 - a damaged or unusual font file: pypdf's reading stands
         font.xla_fontmap = False
         return None
+
+
+def _odd(c):
+    """A character that real text almost never holds but glyph numbers read as Unicode often
+    land on: private use, control characters and control pictures, U+FFFD, Latin Extended-B /
+    IPA / modifier letters, Syriac to Mandaic, CJK Extension A, Yi, and ideographs no Chinese,
+    Japanese or Korean code page has."""
+    o = ord(c)
+    if o < 0x20 or 0x7F <= o < 0xA0 or 0xE000 <= o <= 0xF8FF or o >= 0xF0000 or o == 0xFFFD:
+        return True
+    if 0x180 <= o <= 0x2FF or 0x700 <= o <= 0x8FF or 0x2400 <= o <= 0x243F:
+        return True
+    if 0x3400 <= o <= 0x4DBF or 0xA000 <= o <= 0xA4CF:
+        return True
+    if 0x4E00 <= o <= 0x9FFF:
+        for page in ("gbk", "big5", "cp932", "cp949"):
+            try:
+                c.encode(page)
+                return False
+            except UnicodeEncodeError:
+                continue
+        return True
+    return False
+
+
+COMMON_SCRIPTS = {"LATIN", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "FULLWIDTH", "HALFWIDTH", "CIRCLED",
+                  "PARENTHESIZED", "DIGIT", "IDEOGRAPHIC", "BOPOMOFO"}
+
+
+def garbled(text):
+    """Does a page's text read like glyph numbers taken for characters (a font whose map is
+    missing or wrong and that nothing here could repair)? Then the text must not be shown as if
+    it were right. Two signs: many characters real text almost never holds (``_odd``), or
+    letters of three or more scripts besides Latin and CJK (real pages use one or two: a Thai,
+    Hindi or Arabic page is one script; glyph numbers land all over the plane)."""
+    import unicodedata
+    chars = [c for c in text if not c.isspace()]
+    if len(chars) < 10:
+        return False
+    if sum(1 for c in chars if _odd(c)) >= 0.3 * len(chars):
+        return True
+    scripts, other = set(), 0
+    for c in chars:
+        if not c.isalpha():
+            continue
+        script = unicodedata.name(c, "?").split(" ")[0]
+        if script not in COMMON_SCRIPTS:
+            scripts.add(script)
+            other += 1
+    return len(scripts) >= 3 and other >= 0.2 * len(chars)
