@@ -129,7 +129,7 @@ def strip_copies(page):
 
 
 def _strip(page, contents):
-    from pypdf.generic import ArrayObject, ByteStringObject, DecodedStreamObject, NameObject
+    from pypdf.generic import DecodedStreamObject, NameObject
     resources = page.get("/Resources")
     fonts = {}
     try:
@@ -141,7 +141,7 @@ def _strip(page, contents):
     stack = []
     tm = tlm = [1.0, 0, 0, 1.0, 0, 0]
     font, size, tc, tw, th, tl = _Font(None), 12.0, 0.0, 0.0, 1.0, 0.0
-    recent = []          # (font name, code bytes, x, y, tolerance)
+    recent = []          # (font name, code bytes, x, y, where) of the last glyphs drawn
     name = None
     copies = set()       # (operation, item, byte offset) of each glyph that is a copy
     fonts_at = {}        # operation -> font name, for the rewrite
@@ -214,6 +214,17 @@ def _strip(page, contents):
                     tm = _mul([1, 0, 0, 1, advance, 0], tm)
     if not copies:
         return False
+    _rewrite(operations, copies, cache, fonts_at)
+    contents.operations = [o for o in operations if o is not None]   # the setter makes pypdf write it anew
+    stream = DecodedStreamObject()
+    stream.set_data(contents.get_data())
+    page[NameObject("/Contents")] = stream   # in memory only (pypdf 7 has no replace_contents for read pages)
+    return True
+
+
+def _rewrite(operations, copies, cache, fonts_at):
+    """The show operations holding copies, without them (in place; None for one left empty)."""
+    from pypdf.generic import ArrayObject, ByteStringObject, NameObject
     for index in sorted({where[0] for where in copies}):
         operands, op = operations[index]
         items = operands[0] if op == b"TJ" else operands[-1:]
@@ -238,8 +249,3 @@ def _strip(page, contents):
             operations[index] = ([ArrayObject(kept)], op)
         else:
             operations[index] = (list(operands[:-1]) + kept, op)
-    contents.operations = [o for o in operations if o is not None]   # the setter makes pypdf write it anew
-    stream = DecodedStreamObject()
-    stream.set_data(contents.get_data())
-    page[NameObject("/Contents")] = stream   # in memory only (pypdf 7 has no replace_contents for read pages)
-    return True
