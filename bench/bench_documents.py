@@ -26,6 +26,11 @@
   text and of pypdf's plain text, overall and for files with CJK CID fonts without a ToUnicode
   map; pages put in column order; text-less pages by what they hold. ``--pdfs-only`` skips the rest.
 
+- ``--wrong [--pdfminer DIR]``: issue 36's fixtures (contents page, fake bold, glyph-number fonts,
+  predefined CJK CMaps, spacing accents, ODF numbering, ruby, cross-references): the similarity to each
+  file's true text of what we, pdftotext, pdfminer.six (pip-installed into DIR for the comparison
+  only) and LibreOffice show; files where a peer shows more than we do are marked.
+
 Inputs are generated under bench/data/ with LibreOffice (not committed). The comparison tools come
 from Debian (``apt-get install poppler-utils antiword catdoc libreoffice-writer-nogui``); a missing
 one is reported and skipped. Usage::
@@ -308,6 +313,77 @@ def pdf_scores(folder, pages=20):
         counts["columns"], "，".join("%s %d" % kv for kv in sorted(counts["bare"].items())) or "无", counts["time"]))
 
 
+# Issue 36's files: what each shows, as the person who made it typed it (the fixtures' sources)
+TRUTHS = (
+    ("toc.pdf", "目录第一章 总则2第二章 项目背景与意义3第三章 研究内容4第四章 技术路线5第五章 进度安排6第六章 经费预算7第七章 预期成果8第八章 保障措施9第九章 风险分析10第十章 附则11第一章 总则本办法适用于本单位全部科研项目。"),
+    ("fakebold.pdf", "安徽省人民政府关于印发通知的通知哈哈哈哈各单位"),
+    ("fakebold_inline.pdf", "安徽省人民政府本科学历各单位哈哈哈哈"),
+    ("accents.pdf", "La protégée du ministre a été nommée, don´t Pěníž Naïve École shared between doctors and institutions"),
+    ("glyphs_czech.pdf", "Peněžní prostředky Příliš žluťoučký kůň"),
+    ("glyphs_chinese.pdf", "买方：黎荣 卖方：张伟 合同金额：壹万元整"),
+    ("cjk_cmaps.pdf", "あいうえお、東京都 かきくけこ。大阪府 さしすせそ 名古屋"),
+    ("cidfonts.pdf", "安徽省人民政府办公厅关于印发通知（2023）各市人民政府臺灣省政府公報東京都の公文書대한민국 정부"),
+    ("numbered.odt", "一、总则（一）目的为规范公司采购行为，制定本办法。（二）适用范围1. 总部各部门1.1. 行政部1.2. 财务部2. 各分公司"
+                     "二、采购流程（一）申请1. 填写采购申请单2. 部门负责人审批所需材料：① 报价单② 合同草稿③ 验收记录"),
+    ("ruby.doc", "ふりがなの例：東京（とうきょう）へ行きます。拼音：银行（yínháng）"),
+    ("xref.odt", "付款条件详见第 2 页“付款条件”一节。"),
+)
+
+
+def _pdfminer(path):
+    """pdfminer.six's text, when it is importable (``--pdfminer DIR``: a folder it was
+    pip-installed into for this comparison; never a tool dependency)."""
+    try:
+        from pdfminer.high_level import extract_text
+    except ImportError:
+        return None
+    try:
+        return extract_text(path)
+    except Exception as exc:  # noqa: BLE001 - a peer's failure is a result, not ours
+        return "(%s)" % type(exc).__name__
+
+
+def _near(text, truth):
+    """Similarity of the text to the truth (whitespace, page markers, heading marks and dot
+    leaders ignored): text missing and text shown twice or wrong both cost."""
+    a, b = re.sub(r"\s+", "", truth), re.sub(r"\s+", "", text or "")
+    b = re.sub(r"【第\d+页】|#+|\.{3,}|\x0c", "", b)
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def wrong_text_scores():
+    """Per file of issue 36: similarity to the true text of what ours, pdftotext, pdfminer and
+    LibreOffice show; a file where a peer comes closer than we do is marked."""
+    from xlakit import documents
+    folder = os.path.join(ROOT, "tests", "fixtures", "documents")
+    print("| 文件 | 我们 | pdftotext | pdfminer | LibreOffice | |")
+    print("|---|---:|---:|---:|---:|---|")
+    worse = 0
+    for name, truth in TRUTHS:
+        path = os.path.join(folder, name)
+        ours = _near(documents.read(path).text, truth)
+        peers = []
+        if name.endswith(".pdf"):
+            peers.append(_near(timed(["pdftotext", "-enc", "UTF-8", path, "-"])[1], truth)
+                         if shutil.which("pdftotext") else None)
+            miner = _pdfminer(path)
+            peers.append(None if miner is None else _near(miner, truth))
+            peers.append(None)
+        else:
+            peers += [None, None]
+            out = os.path.join(DATA, "lo_txt")
+            os.makedirs(out, exist_ok=True)
+            subprocess.run(["soffice", "--headless", "--convert-to", "txt:Text", "--outdir", out, path],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=180)
+            txt = os.path.join(out, os.path.splitext(name)[0] + ".txt")
+            peers.append(_near(open(txt, encoding="utf-8-sig").read(), truth) if os.path.exists(txt) else None)
+        flag = "我们较差" if any(p is not None and p > ours + 0.01 for p in peers) else ""
+        worse += 1 if flag else 0
+        row(name, "%.2f" % ours, *(["—" if p is None else "%.2f" % p for p in peers] + [flag]))
+    print()
+    print("%d 个文件里，同行读得比我们对的：%d 个" % (len(TRUTHS), worse))
+
+
 def row(*cells):
     print("| " + " | ".join(str(c) for c in cells) + " |")
 
@@ -321,7 +397,15 @@ def main():
     parser.add_argument("--formats-only", action="store_true", help="only the --formats score")
     parser.add_argument("--pdfs", help="folder of PDFs: score against pdftotext (CID fonts, columns, text-less pages)")
     parser.add_argument("--pdfs-only", action="store_true", help="only the --pdfs score")
+    parser.add_argument("--wrong", action="store_true",
+                        help="issue 36's files: ours beside pdftotext / pdfminer / LibreOffice, then stop")
+    parser.add_argument("--pdfminer", help="a folder pdfminer.six was pip-installed into (for --wrong)")
     args = parser.parse_args()
+    if args.pdfminer:
+        sys.path.append(args.pdfminer)
+    if args.wrong:
+        wrong_text_scores()
+        return
     if args.pdfs:
         pdf_scores(args.pdfs)
         if args.pdfs_only:

@@ -78,3 +78,38 @@ def test_lone_surrogate_in_pdf_text(run):
     """A ToUnicode map that yields U+D800: the answer is printed (U+FFFD), not swallowed."""
     data = read(run, os.path.join(DOCS, "surrogate.pdf"))
     assert "中文\ufffd" in data["text"]
+
+
+NOTICE = "关于春节放假的通知\r\n各部门：根据国务院办公厅通知，2025年春节放假安排如下。\r\n一、1月28日至2月4日放假调休，共8天。\r\n"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_notice_without_bom_is_text(run, tmp_path, codec):
+    """Issue 36: a Chinese notice in UTF-16 with no byte-order mark has almost no NUL bytes, so a
+    NUL count does not call it UTF-16; it used to be refused as binary."""
+    path = tmp_path / "通知.txt"
+    path.write_bytes(NOTICE.encode(codec))
+    data = read(run, str(path))
+    assert data["text"] == NOTICE.replace("\r\n", "\n").strip()
+    assert any("BOM" in w for w in data["warnings"])
+
+
+def test_page_with_a_stray_nul_byte_is_read_as_a_page(run, tmp_path):
+    """The same page with one NUL byte reads as it does without it (it used to be refused)."""
+    page = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>通知</title></head><body>'
+            '<h1>放假通知</h1><p>各部门：春节放假安排如下。</p>%s<p>第二段</p></body></html>')
+    (tmp_path / "clean.html").write_bytes((page % "").encode("utf-8"))
+    (tmp_path / "nul.html").write_bytes((page % "\x00").encode("utf-8"))
+    clean, data = read(run, str(tmp_path / "clean.html")), read(run, str(tmp_path / "nul.html"))
+    assert data["format"] == "html" and data["text"] == clean["text"] == "# 放假通知\n各部门：春节放假安排如下。\n第二段"
+    assert data["title"] == clean["title"]
+
+
+def test_page_in_an_encoding_the_sniffer_does_not_try_is_a_page_not_its_tags(run, tmp_path):
+    """cp1251 bytes labelled gb2312: decoded right and read as a page (no tags in the text)."""
+    path = tmp_path / "news.html"
+    path.write_bytes('<html><head><meta charset="gb2312"><title>Новости</title></head><body><h1>Отчёт</h1>'
+                     '<p>Годовой отчёт компании за прошлый год.</p></body></html>'.encode("cp1251"))
+    data = read(run, str(path))
+    assert data["format"] == "html"
+    assert data["text"] == "# Отчёт\nГодовой отчёт компании за прошлый год."

@@ -84,3 +84,11 @@ def test_pptx_chart_data_and_smartart(run):
     assert text.startswith("【第 1 页】\n- abc\n- def\n- ghi\nThis file contains a SmartArt diagram")
     text = read(run, os.path.join(POI, "smartart-rotated-text.pptx"))["text"]   # a child node, indented
     assert text == "【第 1 页】\n- abc\n- def\n- ghi\n  - jkl"
+
+
+def test_phonetic_guides_read_the_same_in_doc_docx_and_odt(run):
+    """Issue 36: a .doc with phonetic guides (ruby) answered "没有文字内容": Word writes them as EQ
+    fields with no result. Base text then reading in brackets, the same in all three formats."""
+    for name in ("ruby.doc", "ruby.docx", "ruby.fodt"):
+        data = ok(run("read_document", {"path": os.path.join(FIXTURES, "documents", name)}))
+        assert data["text"] == "ふりがなの例：東京（とうきょう）へ行きます。\n拼音：银行（yínháng）", name

@@ -91,3 +91,21 @@ def test_restart_and_legal_numbering():
         ["第一章", "1.1", "1.2", "第二章", "2.1"]
     assert n.label("2", 0) == "第一章"          # the second instance restarts
     assert n.label("0", 0) is None and n.label("9", 0) is None
+
+
+def test_odt_numbering_reads_like_the_docx(run):
+    """Issue 36: ODF list styles (text:list-level-style-number) and the outline style give the
+    same labels LibreOffice shows; a numbered list used to come out as bullets, 一、总则 as 总则.
+    The .odt is LibreOffice's own save of numbered.fodt, and the flat .fodt reads the same (it
+    used to be returned as raw XML)."""
+    for name in ("numbered.odt", "numbered.fodt"):
+        data = ok(run("read_document", {"path": os.path.join(DOCS, name)}))
+        assert data["text"] == EXPECTED, name
+        assert data["title"] == "管理办法"
+
+
+def test_odt_cross_reference_text_is_kept(run):
+    """Issue 36: the text a cross-reference shows (text:bookmark-ref: a page number, a heading's
+    text) used to be dropped, leaving "详见第  页“”一节"."""
+    data = ok(run("read_document", {"path": os.path.join(DOCS, "xref.odt")}))
+    assert data["text"] == "# 付款条件\n详见第 2 页“付款条件”一节。"

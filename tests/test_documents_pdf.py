@@ -103,3 +103,64 @@ def test_libreoffice_two_column_section_stays_as_drawn(run):
     assert lines[:3] == ["【第 1 页】", "两栏排版的通知", "左栏第1 段：本市各区县人民政府要按照通知要"]
     assert lines.index("右栏第1 段：各有关单位应当在规定时间内报送") == 12
     assert lines[-1] == "正文结束，以下单栏。"
+
+
+def test_contents_page_with_dot_leaders_is_text_not_a_scan(run):
+    """Issue 36.1: a table of contents (dot leaders, page numbers) has a good text layer and no
+    picture: it is read as text, never sent to OCR as a "scan"."""
+    data = read(run, os.path.join(DOCS, "toc.pdf"))
+    assert "ocr" not in data, data
+    assert not any("扫描" in w or "OCR" in w for w in data.get("warnings", [])), data
+    lines = data["text"].split("\n")
+    assert lines[:2] == ["【第 1 页】", "目录"]
+    assert lines[2].startswith("第一章 总则....") and lines[2].endswith("2")
+    assert lines[10].startswith("第九章 风险分析") and lines[10].endswith(".10")
+    assert lines[11].startswith("第十章 附则") and lines[11].endswith(".11")
+
+
+def test_fake_bold_inside_one_line_is_dropped_real_repeats_kept(run):
+    """Issue 36.3: copies inside one TJ array, a line drawn twice after a tiny Td, glyph-by-glyph
+    Tj/Td copies: each shown once; "哈哈哈哈" (drawn once, moving along) stays."""
+    text = read(run, os.path.join(DOCS, "fakebold_inline.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "安徽省人民政府", "本科学历", "各单位", "哈哈哈哈"]
+
+
+def test_spacing_accents_join_their_letters_and_tight_word_gaps_stay_spaces(run):
+    """Issue 36.4: accents drawn as glyphs of their own ("prote´ge´") become one letter (NFC),
+    after or before the letter; an acute used as an apostrophe stays; word gaps made only by TJ
+    adjustments (0.15 em, no space glyph) stay spaces. pdftotext leaves the accents apart."""
+    lines = read(run, os.path.join(DOCS, "accents.pdf"))["text"].split("\n")
+    assert lines == ["【第 1 页】", "La protégée du ministre a été nommée, don\u00b4t", "Pěníž Naïve École",
+                     "shared between doctors and institutions"]
+
+
+def test_embedded_truetype_without_or_with_a_wrong_map_reads_through_the_font(run):
+    """Issue 36.2: codes that are glyph numbers of an embedded TrueType font. With no ToUnicode
+    (a subset: "Peněžní" came out "3HQČåQt") and with a ToUnicode that maps each code to itself
+    (黎荣 came out 哾㦓-like): the font's own cmap, read backwards, names the characters, as
+    pdfminer does (pdftotext shows the same garbage we used to)."""
+    text = read(run, os.path.join(DOCS, "glyphs_czech.pdf"))
+    assert "ocr" not in text, text
+    assert text["text"].split("\n") == ["【第 1 页】", "Peněžní prostředky", "Příliš žluťoučký kůň"]
+    text = read(run, os.path.join(DOCS, "glyphs_chinese.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "买方：黎荣", "卖方：张伟", "合同金额：壹万元整"]
+
+
+def test_predefined_japanese_cmaps_pypdf_lacks(run):
+    """Issue 36.2: Type0 fonts with a predefined CMap as encoding and no ToUnicode: raw JIS (H,
+    which came out as control pictures ␢␤␦), EUC-JP, Shift-JIS; nothing on stderr."""
+    result = run("read_document", {"path": os.path.join(DOCS, "cjk_cmaps.pdf")})
+    text = ok(result)["text"]
+    assert text.split("\n") == ["【第 1 页】", "あいうえお、東京都", "かきくけこ。大阪府", "さしすせそ 名古屋"]
+    assert "encoding" not in result.stderr, result.stderr
+
+
+def test_a_text_layer_that_reads_as_garbage_is_not_shown_as_right(run):
+    """Issue 36.2: when no repair applies (the map sends codes to half a dozen scripts and there is
+    no font file to read), the answer says the page's text is not to be trusted. The other PDF
+    fixtures (CJK, kana, Hangul, accents) raise no such warning."""
+    data = read(run, os.path.join(DOCS, "garbled.pdf"))
+    assert any("乱码" in w and "第 1 页" in w for w in data.get("warnings", [])), data
+    for name in ("cidfonts.pdf", "cjk_cmaps.pdf", "accents.pdf", "glyphs_chinese.pdf", "report.pdf", "toc.pdf"):
+        other = read(run, os.path.join(DOCS, name))
+        assert not any("乱码" in w for w in other.get("warnings", [])), name

@@ -261,6 +261,36 @@ def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, t
     assert more["text"].startswith("【第 %d 页】" % nxt)
 
 
+def test_a_scan_paged_window_by_window_goes_on_exactly_where_it_stopped(run, tmp_path):
+    """Issue 36.5: a 5-page image-only PDF read in small windows that also stop for time. Both
+    ways of going on (``next_offset`` alone; ``start_page=next_page`` with ``next_offset``) give
+    the whole text exactly: no page twice, none missing, and no page OCR'd twice (the earlier
+    pages come from ~/.xla/cache/ocr_pages). Each way starts from a fresh home (cold caches)."""
+    path = _scan_of_the_fixture_page(tmp_path / "五页扫描.pdf", 5)
+    homes = []
+    for name in ("whole", "offsets", "pages"):
+        homes.append(tmp_path / name)
+        homes[-1].mkdir()
+    whole = ok(run("read_document", {"path": path, "max_chars": 100000}, home=str(homes[0])))["text"]
+    assert [int(n) for n in re.findall(r"【第 (\d+) 页】", whole)] == [1, 2, 3, 4, 5]
+    for follow_pages, home in ((False, homes[1]), (True, homes[2])):
+        offset, start, parts, calls, recognised, stopped = 0, None, [], 0, 0, 0
+        while offset is not None:
+            args = {"path": path, "offset": offset, "max_chars": 400}
+            if start:
+                args["start_page"] = start
+            data = ok(run("read_document", args, home=str(home), extra_env={"XLA_DEADLINE": "5"}))
+            calls += 1
+            assert calls <= 30, "no progress: %r" % data
+            parts.append(data["text"])
+            recognised += data.get("ocr", {}).get("pages_read", 0)
+            stopped += 1 if data.get("next_page") else 0
+            offset = data["next_offset"]
+            start = data.get("next_page") if follow_pages else None
+        assert "".join(parts) == whole, (follow_pages, parts)
+        assert recognised == 5, (follow_pages, recognised, stopped)
+
+
 def _scan_of_the_fixture_page(path, count):
     """A ``count``-page scan, every page the picture of fixtures/ocr/scan.pdf."""
     with open(os.path.join(OCR, "scan.pdf"), "rb") as fh:

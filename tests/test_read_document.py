@@ -190,3 +190,63 @@ def test_bad_parameters(run):
 def test_word2_is_too_old(run):
     err = fail(run("read_document", {"path": os.path.join(POI, "word2.doc")}))
     assert "Word 2.0" in err and ".docx" in err
+
+
+def _docx(path, body):
+    """A minimal .docx as Word writes one: the package parts and ``body`` inside w:body."""
+    import zipfile
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    with zipfile.ZipFile(str(path), "w") as zf:
+        zf.writestr("[Content_Types].xml",
+                    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                    'content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+                    'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override '
+                    'PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+                    'wordprocessingml.document.main+xml"/></Types>')
+        zf.writestr("_rels/.rels",
+                    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+                    'package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
+                    'officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+        zf.writestr("word/document.xml", '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="%s" '
+                    'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><w:body>%s</w:body>'
+                    '</w:document>' % (w, body))
+
+
+def test_docx_check_boxes_show_their_state(run, tmp_path):
+    """Issue 36: form check boxes (FORMCHECKBOX fields, which show no text), Wingdings / Wingdings 2
+    box symbols and content-control boxes come out as ☑/☐ (they used to be dropped)."""
+    def field(state):
+        return ('<w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Check1"/><w:enabled/>'
+                '<w:checkBox><w:sizeAuto/>%s</w:checkBox></w:ffData></w:fldChar></w:r>'
+                '<w:r><w:instrText xml:space="preserve"> FORMCHECKBOX </w:instrText></w:r>'
+                '<w:r><w:fldChar w:fldCharType="end"/></w:r>' % state)
+
+    def sym(font, char):
+        return '<w:r><w:sym w:font="%s" w:char="%s"/></w:r>' % (font, char)
+
+    def t(text):
+        return '<w:r><w:t xml:space="preserve">%s</w:t></w:r>' % text
+    body = ("<w:p>" + t("婚姻状况：") + field('<w:default w:val="1"/>') + t("已婚 ") + field('<w:default w:val="0"/>')
+            + t("未婚 ") + field('<w:default w:val="0"/><w:checked/>') + t("其他") + "</w:p>"
+            + "<w:p>" + t("是否党员：") + sym("Wingdings 2", "F052") + t("是 ") + sym("Wingdings 2", "F0A3") + t("否")
+            + "</w:p><w:p>" + t("已阅读：") + sym("Wingdings", "F0FE") + t(" 同意 ") + sym("Wingdings", "F0A8")
+            + t(" 不同意") + "</w:p><w:p><w:sdt><w:sdtPr><w14:checkbox><w14:checked w14:val=\"1\"/></w14:checkbox>"
+            "</w:sdtPr><w:sdtContent>" + t("\u2612") + "</w:sdtContent></w:sdt>" + t(" 已提交") + "</w:p>")
+    path = tmp_path / "表单.docx"
+    _docx(path, body)
+    text = ok(run("read_document", {"path": str(path)}))["text"]
+    assert text.split("\n") == ["婚姻状况：☑已婚 ☐未婚 ☑其他", "是否党员：☑是 ☐否", "已阅读：☑ 同意 ☐ 不同意", "☒ 已提交"]
+
+
+@pytest.mark.parametrize("name", ["report.docx", "report.odt", "slides.pptx", "report.pdf"])
+def test_damaged_files_are_explained_in_chinese_only(run, tmp_path, name):
+    """Issue 36: a file cut short used to be refused with the library's English in the middle
+    ("File is not a zip file", "Stream has ended unexpectedly"); the reason is now Chinese."""
+    import re
+    with open(os.path.join(FIXTURES, "documents", name), "rb") as fh:
+        data = fh.read()
+    cut = tmp_path / ("cut_" + name)
+    cut.write_bytes(data[:len(data) // 3])
+    error = fail(run("read_document", {"path": str(cut)}))
+    assert "损坏" in error or "不完整" in error, error
+    assert not re.search(r"[A-Za-z]{3,} [A-Za-z]{2,}", error), error

@@ -192,3 +192,24 @@ def test_opens_in_libreoffice(run, tmp_path):
     text2 = (out / "lo_append.txt").read_text(encoding="utf-8-sig")
     assert "用户原有的第一段" in text2 and "追加标题" in text2 and "追加要点" in text2
     assert re.search(r"原表头甲", text2)
+
+
+def test_numbered_list_goes_on_after_nested_bullets_and_italic_touching_cjk(run, tmp_path):
+    """Issue 36: "1. 2. (nested bullets) 3." used to come out "1. 2. 1." in Word and PDF (the
+    bullets started a new list and the number list after them started again); "*斜体*的" stayed
+    as literal asterisks. Checked in our reader and in LibreOffice's own text export."""
+    path = tmp_path / "清单.docx"
+    text = "1. 第一步\n2. 第二步\n   - 甲项\n   - 乙项\n3. 第三步\n   - 丙项\n4. 第四步\n\n这是*斜体*的文字，a*b*c 不变。"
+    ok(run("write_document", {"path": str(path), "text": text}))
+    got = ok(run("read_document", {"path": str(path)}))["text"]
+    for line in ["1. 第一步", "2. 第二步", "  - 甲项", "3. 第三步", "  - 丙项", "4. 第四步", "这是斜体的文字，a*b*c 不变。"]:
+        assert line in got, (line, got)
+    with zipfile.ZipFile(str(path)) as zf:
+        body = zf.read("word/document.xml").decode("utf-8")
+    assert re.search(r"<w:i/>.*?斜体", body)
+    out, profile = tmp_path / "out", tmp_path / "profile"
+    subprocess.run(["soffice", "-env:UserInstallation=file://%s" % profile, "--headless", "--convert-to",
+                    "txt:Text", "--outdir", str(out), str(path)], check=True, timeout=240,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lo = (out / "清单.txt").read_text(encoding="utf-8-sig")
+    assert re.search(r"3\.\s*第三步", lo) and re.search(r"4\.\s*第四步", lo), lo

@@ -12,7 +12,10 @@ Parameters:
     offset     character offset to start from (0 = beginning); pass the previous ``next_offset``.
     max_chars  at most this many characters of text (default: as much as fits the output cap).
     ocr        "auto" (default: OCR for pictures and scanned pages only), "off", "force" (every PDF page).
-    start_page first page to read (PDF, multi-page TIFF); pass the previous ``next_page``.
+    start_page first page to read (PDF, multi-page TIFF); pass the previous ``next_page``. Offsets
+               count in the whole document once a window has reached that page (OCR'd pages are
+               kept in ~/.xla/cache/ocr_pages, so following ``next_offset`` through a scan goes
+               on exactly where the last window stopped and never OCRs a page twice).
     password   the open password of an encrypted docx/xlsx/pptx/doc/ppt or PDF (Excel's default
                "VelvetSweatshop" needs none); without it such a file asks for one, a wrong one
                says so. It is never repeated in the answer.
@@ -47,9 +50,17 @@ def main(params):
     if max_chars is not None and max_chars < 1:
         raise InputError("max_chars 至少为 1；不传则按输出上限尽量多给")
     window = min(max_chars or rt.OUTPUT_LIMIT, rt.OUTPUT_LIMIT)
+    start_page = params.get("start_page")
+    if start_page and start_page > 1:
+        # Offsets count in the whole document whenever an earlier window noted where that page
+        # starts (page_offsets; OCR'd pages included): start_page then only says where to begin.
+        # A page never reached before is read on its own, its offsets counted from that page.
+        known = documents.page_start(path, start_page)
+        if known is not None:
+            offset, start_page = offset or known, None
     try:
         doc = documents.read(path, stop_at=offset + window + SLACK, deadline=rt.deadline,
-                             ocr=params.get("ocr") or "auto", start_page=params.get("start_page"),
+                             ocr=params.get("ocr") or "auto", start_page=start_page,
                              skip_to=offset, password=params.get("password"))
     except FormatError as exc:
         refused = exc.extra.pop("refused", None)
@@ -67,7 +78,8 @@ def main(params):
         base["ocr"] = doc.ocr
     if getattr(doc, "next_page", None):
         base["next_page"] = doc.next_page
-        rt.warn("文字识别较慢，时间不够，这次读到第 %d 页之前；接着读请传 start_page=%d" % (doc.next_page, doc.next_page))
+        rt.warn("文字识别较慢，时间不够，这次读到第 %d 页之前；接着读请传 offset=next_offset（或 start_page=%d），"
+                "已识别的页不会重复识别" % (doc.next_page, doc.next_page))
     if offset > len(doc.text) and doc.complete:
         raise InputError("offset=%d 超过了文档总长度 %d 字。从头读请传 offset=0" % (offset, len(doc.text)))
     if not doc.text.strip():

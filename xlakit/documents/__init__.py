@@ -37,6 +37,16 @@ OTHER_TOOLS = {
 }
 
 
+def page_start(path, page):
+    """Where page ``page`` of a PDF starts in read_document's text (the whole document's
+    offsets), when an earlier window noted it (``page_offsets``); None when not known."""
+    if not page or page <= 1:
+        return 0
+    from .page_offsets import PageOffsets
+    noted = PageOffsets(path).pages.get(int(page))
+    return noted[0] if noted else None
+
+
 def converter(name):
     return importlib.import_module("." + name, __name__)
 

@@ -43,6 +43,38 @@ def clean_inline(text):
     return "\n".join(line for line in lines if line)
 
 
+# What a library's English error means, in the words the user gets (the contract: Chinese only).
+_WHY = (
+    (r"not a zip file|bad magic number|end-of-central-directory|zipfile", "不是完整的 zip 压缩包"),
+    (r"truncated file header|bad crc|error -3 while decompressing|invalid (stored )?block|invalid distance",
+     "压缩数据损坏"),
+    (r"not a stream|no such (file|stream)|cannot find|not found in", "复合文件里缺少应有的数据流"),
+    (r"not an ole2|ole2? structured storage|invalid ole|fat|sector|minifat|incomplete ole", "复合文件结构已损坏或不完整"),
+    (r"no element found|unclosed token|unexpected end|ended unexpectedly|eof|truncated|incomplete", "文件在结尾处被截断（可能没有下载或复制完整）"),
+    (r"not well-formed|mismatched tag|junk after document|undefined entity|syntax error|xml", "XML 内容不合法"),
+    (r"startxref|xref|trailer", "找不到 PDF 的交叉引用表"),
+    (r"password|decrypt|encrypt", "加密信息无法处理"),
+    (r"permission denied|access is denied", "没有读取权限"),
+    (r"memory", "内存不够"),
+)
+
+
+def why(exc):
+    """A short Chinese reason for a library exception ("File is not a zip file" ->
+    "不是完整的 zip 压缩包"); the line and column of an XML error are kept, English never."""
+    text = str(exc) or ""
+    if text and not re.search(r"[A-Za-z]", text):
+        return text                         # already ours (Chinese, or numbers only)
+    low = text.lower()
+    for pattern, meaning in _WHY:
+        if re.search(pattern, low):
+            where = re.search(r"line (\d+), column (\d+)", low)
+            if where and "XML" in meaning:
+                return "%s（第 %s 行第 %s 列附近）" % (meaning, where.group(1), where.group(2))
+            return meaning
+    return "内部结构无法解析"
+
+
 class Builder:
     """Collects blocks; ``stop_at`` (characters) ends extraction early with ``Enough``."""
 
@@ -168,7 +200,7 @@ def zip_read(zf, name, cap=MAX_PART):
         with zf.open(info) as fh:
             data = fh.read(cap + 1)
     except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
-        raise FormatError("文档已损坏，部件 %s 无法解压（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % (name, exc))
+        raise FormatError("文档已损坏，部件 %s 无法解压（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % (name, why(exc)))
     if len(data) > cap:
         raise FormatError("文档里的部件 %s 解压后过大，可能是损坏文件或压缩炸弹，已停止读取" % name)
     return data

@@ -8,7 +8,9 @@ symbols, even right-to-left "Arabic" that pypdf then reorders. Viewers and pdfto
 CID -> Unicode table, and so do we: Adobe's tables (cmap-resources, BSD-3-Clause), compacted by
 ``data/make_cid2unicode.py`` into ``data/cid2unicode.bin`` (about 185 KB for the four
 collections). Only the collection a font asks for is inflated, the first time such a font is
-met, so ordinary PDFs pay nothing.
+met, so ordinary PDFs pay nothing. ``prepare`` also gives a map to Type0 fonts with an embedded
+TrueType whose codes are glyph numbers and whose ToUnicode map is missing or wrong, from the
+font's own cmap table (``pdf_fontmap``).
 """
 import os
 import struct
@@ -77,18 +79,25 @@ def prepare(page):
     Why not the whole table once: pypdf parses a font's map again on every page, and 30,000
     entries a page would cost more than the page itself. The font dictionaries are changed in
     memory only; the file is never written."""
+    from .pdf_fontmap import lookup
     try:
-        targets = [(font, cids) for font in _fonts(page) for cids in [font_table(font)] if cids]
+        fonts = _fonts(page)
+        targets = [(font, cids) for font in fonts for cids in [font_table(font)] if cids]
+        others = [font for font in fonts if getattr(font, "xla_fontmap", None) is not False
+                  and not any(font is t[0] for t in targets) and font.get("/Subtype") == "/Type0"]
     except Exception:  # noqa: BLE001 - a damaged resource dictionary: read as pypdf would
         return
-    if not targets:
+    if not targets and not others:
         return
     from pypdf.generic import NameObject, StreamObject
     codes = set()
     for data in _streams(page):
         codes.update(_codes(data))
+    # embedded TrueType fonts whose codes are glyph numbers with no or a wrong map (pdf_fontmap)
+    targets += [(font, table) for font in others for table in [lookup(font, codes)] if table]
     for font, cids in targets:
-        font.xla_cids = cids
+        if isinstance(cids, str):
+            font.xla_cids = cids
         stream = StreamObject()
         stream.set_data(_cmap(codes, cids))
         font[NameObject("/ToUnicode")] = stream
@@ -191,7 +200,10 @@ def _literals(data):
 def _cmap(codes, cids):
     entries = []
     for code in sorted(codes):
-        point = cids[code] if code < len(cids) else "\0"
+        if isinstance(cids, dict):
+            point = cids.get(code, "\0")
+        else:
+            point = cids[code] if code < len(cids) else "\0"
         if point != "\0":
             entries.append(b"<%04X> <%s>" % (code, point.encode("utf-16-be").hex().upper().encode()))
     body = [b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /XLA-CID def /CMapType 2 def",

@@ -28,7 +28,7 @@ import re
 import struct
 
 from . import doc_lists
-from .base import FormatError
+from .base import FormatError, why
 
 NAME = "doc"
 LABEL = "Word 97-2003 文档（.doc）"
@@ -360,7 +360,7 @@ def _open(path):
     try:
         return olefile.OleFileIO(path)
     except Exception as exc:  # noqa: BLE001 - olefile raises several plain exception types
-        raise FormatError("Word 文档的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % why(exc))
 
 
 def read_streams(path):
@@ -371,7 +371,7 @@ def read_streams(path):
     except FormatError:
         raise
     except Exception as exc:  # noqa: BLE001 - olefile/struct on a damaged file
-        raise FormatError("Word 文档已损坏，无法读取（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档已损坏，无法读取（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % why(exc))
     finally:
         ole.close()
 
@@ -441,6 +441,23 @@ def _word95(wd, fib, out, deadline):
           decode=lambda raw: raw.decode(codec, "replace"))
 
 
+_RUBY = re.compile(r"\\o\s*(?:\\a[dlrc]?)?\s*\(\s*\\s\s*\\up\s*-?\d+\s*\((.*?)\)\s*,(.*)\)\s*$", re.S)
+
+
+def eq_text(instruction):
+    """What an EQ field shows, for the one kind that carries text: phonetic guides (Word's 拼音指南
+    / ふりがな, ``EQ \\* jc2 \\* "Font:..." \\* hps10 \\o\\ad(\\s\\up 9(とうきょう),東京)``) -> "東京（とうきょう）".
+    Word writes no result for EQ fields, so without this the text is lost. None for the rest."""
+    body = instruction.strip()
+    if not body.upper().startswith("EQ"):
+        return None
+    m = _RUBY.search(body)
+    if not m:
+        return None
+    ruby, base = m.group(1).strip(), m.group(2).strip()
+    return "%s（%s）" % (base, ruby) if ruby else base
+
+
 class _State:
     def __init__(self, out, props, headings, lists=None):
         self.out = out
@@ -450,6 +467,7 @@ class _State:
         self.buf = []          # text of the current paragraph
         self.cells = []        # finished cells of the current row
         self.fields = []       # open fields: True once past the separator
+        self.instr = []        # each open field's instruction text (for EQ fields, which have no result)
         self.last_cell_mark = False
 
     def visible(self):
@@ -546,10 +564,13 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_com
             if i > pos and st.visible():
                 st.buf.append(text[pos:i])
                 st.last_cell_mark = False
+            elif i > pos and st.fields and not st.fields[-1]:
+                st.instr[-1].append(text[pos:i])
             pos = i + 1
             ch = text[i]
             if ch == "\x13":
                 st.fields.append(False)
+                st.instr.append([])
                 continue
             if ch == "\x14":
                 if st.fields:
@@ -557,7 +578,11 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_com
                 continue
             if ch == "\x15":
                 if st.fields:
-                    st.fields.pop()
+                    had_result = st.fields.pop()
+                    shown = None if had_result else eq_text("".join(st.instr[-1]))
+                    st.instr.pop()
+                    if shown and st.visible():
+                        st.buf.append(shown)     # ruby / phonetic guides: an EQ field has no result
                 continue
             if not st.visible():
                 if ch not in "\r\x07":
@@ -582,4 +607,6 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_com
         if pos < len(text) and st.visible():
             st.buf.append(text[pos:])
             st.last_cell_mark = False
+        elif pos < len(text) and st.fields and not st.fields[-1]:
+            st.instr[-1].append(text[pos:])
     st.finish()

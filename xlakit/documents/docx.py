@@ -11,7 +11,7 @@ import re
 import zipfile
 import xml.etree.ElementTree as ET
 
-from .base import FormatError, zip_read
+from .base import FormatError, zip_read, why
 from .numbering import Numbering
 
 NAME = "docx"
@@ -49,7 +49,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % why(exc))
     with zf:
         main = _main_part(zf)
         data = zip_read(zf, main)
@@ -101,7 +101,7 @@ def _parse(data, name):
     try:
         return ET.fromstring(data)
     except ET.ParseError as exc:
-        raise FormatError("文档的 %s 不是完整的 XML（%s），文件可能已损坏。请用 Word/WPS 打开后另存一份再试" % (name, exc))
+        raise FormatError("文档的 %s 不是完整的 XML（%s），文件可能已损坏。请用 Word/WPS 打开后另存一份再试" % (name, why(exc)))
 
 
 def _main_part(zf):
@@ -302,6 +302,30 @@ def _gap(label):
     return "" if label[-1] in "、）)】．" else " "
 
 
+# Check boxes drawn with a symbol font (w:sym): Word's "插入符号" and Chinese form templates use
+# Wingdings 2 R/T/£ and Wingdings þ/ý/¨/o/x. (font, code & 0xFF) -> the Unicode box.
+BOXES = {("wingdings 2", 0x52): "\u2611", ("wingdings 2", 0x54): "\u2612", ("wingdings 2", 0xA3): "\u2610",
+         ("wingdings 2", 0x2A): "\u2610", ("wingdings 2", 0xA2): "\u2610",
+         ("wingdings", 0xFE): "\u2611", ("wingdings", 0xFD): "\u2612", ("wingdings", 0xA8): "\u2610",
+         ("wingdings", 0x6F): "\u2610", ("wingdings", 0x78): "\u2612", ("wingdings", 0x71): "\u2610"}
+
+
+def _checkbox(fld):
+    """"☑"/"☐" for the begin of a legacy form check box field (w:ffData/w:checkBox: w:checked,
+    else w:default), None for any other field."""
+    data = fld.find(W + "ffData")
+    box = data.find(W + "checkBox") if data is not None else None
+    if box is None:
+        return None
+    state = box.find(W + "checked")
+    if state is None:
+        state = box.find(W + "default")
+        on = state is not None and state.get(W + "val", "1") not in ("0", "false", "off")
+    else:
+        on = state.get(W + "val", "1") not in ("0", "false", "off")
+    return "\u2611" if on else "\u2610"
+
+
 def _runs_text(p, ctx):
     parts = []
     _collect(p, ctx, parts)
@@ -317,6 +341,9 @@ def _collect(el, ctx, parts):
         elif tag == W + "fldChar":
             kind = child.get(W + "fldCharType")
             if kind == "begin":
+                box = _checkbox(child)
+                if box and ctx.field_depth == 0:
+                    parts.append(box)    # a FORMCHECKBOX field shows no text: its state is the text
                 ctx.fields.append(False)
             elif kind == "separate" and ctx.fields:
                 ctx.fields[-1] = True
@@ -335,10 +362,22 @@ def _collect(el, ctx, parts):
             try:
                 ch = chr(int(code, 16))
                 if 0xF000 <= ord(ch) <= 0xF0FF:
-                    continue   # symbol-font glyph with no Unicode meaning
+                    # symbol-font glyph: only the check boxes forms use have a meaning to keep
+                    box = BOXES.get(((child.get(W + "font") or "").lower(), ord(ch) & 0xFF))
+                    if box:
+                        parts.append(box)
+                    continue
                 parts.append(ch)
             except ValueError:
                 pass
+        elif tag == W + "ruby":
+            # phonetic guide (拼音指南 / ふりがな): the base, then the reading in brackets
+            base, reading = [], []
+            for part, into in ((child.find(W + "rubyBase"), base), (child.find(W + "rt"), reading)):
+                if part is not None:
+                    _collect(part, ctx, into)
+            base, reading = "".join(base), "".join(reading).strip()
+            parts.append("%s（%s）" % (base, reading) if reading and base else base or reading)
         elif tag == W + "txbxContent":
             ctx.pending.append(child)
         elif tag in SKIP:

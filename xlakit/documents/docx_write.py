@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
 from . import docx_extras, docx_layout, docx_media
-from .base import FormatError
+from .base import FormatError, why
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W = "{%s}" % W_NS
@@ -72,6 +72,7 @@ def parse(text):
     para = []
     list_no = 0
     in_list = None     # "bullet" / "number" of the list being continued
+    levels = {}        # nesting level -> (kind, list_no) of the list going on at that level
 
     def end_para():
         if para:
@@ -144,11 +145,19 @@ def parse(text):
             end_para()
             kind = "bullet" if mb else "number"
             m = mb or mn
-            if kind != in_list:
+            level = min(len(m.group(1).replace("\t", "    ")) // 2, 8)
+            # Each nesting level keeps its own list: "1. 2. (nested bullets) 3." goes on at 3
+            # after the bullets instead of starting again at 1; a deeper list ends when an item
+            # of a shallower level comes, so the next nested list starts afresh.
+            if in_list is None:
+                levels.clear()
+            for deeper in [d for d in levels if d > level]:
+                del levels[deeper]
+            if levels.get(level, (None, 0))[0] != kind:
                 list_no += 1
-                in_list = kind
-            indent = len(m.group(1).replace("\t", "    "))
-            blocks.append(("li", kind, min(indent // 2, 8), m.group(3), list_no))
+                levels[level] = (kind, list_no)
+            in_list = kind
+            blocks.append(("li", kind, level, m.group(3), levels[level][1]))
             i += 1
             continue
         if stripped.startswith(">"):
@@ -173,7 +182,10 @@ def _split_row(line):
     return [c.strip().replace("\\|", "|") for c in cells]
 
 
-_INLINE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\*\w])|`([^`\n]+)`")
+# *italic* must not touch an ASCII letter or digit on the outside (so "a*b*c" and "2*3*4" stay
+# as written), but may touch CJK text: Chinese has no spaces, "这是*斜体*的" is italic.
+_INLINE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![*A-Za-z0-9_])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*A-Za-z0-9_])"
+                     r"|`([^`\n]+)`")
 
 
 def runs(text):
@@ -595,7 +607,7 @@ def append_document(data, text, pictures=None):
                 raise FormatError("文档里的部件 %s 过大（%d MB），无法安全追加" % (info.filename, info.file_size >> 20))
             files[info.filename] = src.read(info.filename)
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
-        raise FormatError("原文档已损坏，无法追加（%s）。请换一个新文件名写入" % exc)
+        raise FormatError("原文档已损坏，无法追加（%s）。请换一个新文件名写入" % why(exc))
     if any(info.flag_bits & 0x1 for info in infos):
         raise FormatError("原文档的压缩包已加密，无法追加")
     main = _main_part(files)

@@ -10,7 +10,7 @@ import posixpath
 import urllib.parse
 import zipfile
 
-from .base import FormatError, zip_read, zip_xml
+from .base import FormatError, zip_read, zip_xml, why
 from . import html
 
 NAME = "epub"
@@ -64,7 +64,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("EPUB 电子书已损坏，无法打开（%s）" % exc)
+        raise FormatError("EPUB 电子书已损坏，无法打开（%s）" % why(exc))
     with zf:
         title, order = chapters(zf)
         if title:

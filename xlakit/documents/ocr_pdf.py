@@ -13,6 +13,8 @@ How a page becomes a picture: a scanner's page is one image; pypdf hands it over
 resolution, which is the cheapest and sharpest source. Anything else (several images, vector
 drawings, JBIG2/CCITT images pypdf cannot decode) is rendered by pypdfium2 at 200 dpi.
 """
+import re
+
 from .. import progress
 from . import ocr
 from .base import FormatError
@@ -23,9 +25,15 @@ MIN_DPI = 50              # a page picture below this cannot hold legible text (
 MATCH = 0.5               # text layer vs OCR similarity below which the layer is called wrong
 
 
+LEADERS = re.compile(r"([.\u00b7\u2026\u2022\u22ef_\-\u2014\u2013=~*\uff0e\u3002])\1{2,}")
+
+
 def junk(text):
-    """A text layer that is mostly symbols (a broken font map, a bad OCR layer) is no text."""
-    chars = [c for c in text if not c.isspace()]
+    """A text layer that is mostly symbols (a broken font map, a bad OCR layer) is no text.
+    Runs of one repeated mark (a table of contents' dot leaders, a form's underlines) are layout,
+    not symbols: they are left out of the count, so a contents page with a good text layer is
+    never taken for a scan."""
+    chars = [c for c in LEADERS.sub("", text) if not c.isspace()]
     if not chars:
         return True
     good = sum(1 for c in chars if c.isalnum())
@@ -47,6 +55,8 @@ class PdfScan(object):
         self.read_pages = []
         self.found = 0               # OCR pages that had text
         self._last = None            # (page number, result): the layer check's OCR, reused
+        from .ocr_cache import OcrPages
+        self.cache = OcrPages(path)  # pages read by earlier windows: not read again
 
     # -- decisions --------------------------------------------------------------------------
     def wants(self, page, body):
@@ -80,7 +90,8 @@ class PdfScan(object):
     # -- reading ----------------------------------------------------------------------------
     def before(self, number):
         """Raise ocr.OutOfTime when pages were read by OCR and the next one may not fit in time."""
-        if self.read_pages and self.reader is not None and not self.reader.can_start():
+        if self.read_pages and self.reader is not None and not self.reader.can_start() \
+                and self.cache.get(number) is None:
             self.reader.drop()
             raise ocr.OutOfTime(number)
 
@@ -92,16 +103,21 @@ class PdfScan(object):
             self.read_pages.append(number)
             self.out.para("〔本页只有一张分辨率很低的图片（约 %d dpi），认不出文字〕" % dpi)
             return True
-        reader = self.engine()
-        if reader is None:
-            return False
-        if self.read_pages and not reader.can_start():
-            reader.drop()
-            raise ocr.OutOfTime(number)
-        if self._last and self._last[0] == number:
-            blocks, confidence, note = self._last[1]
+        known = self.cache.get(number)
+        if known is None:
+            reader = self.engine()
+            if reader is None:
+                return False
+            if self.read_pages and not reader.can_start():
+                reader.drop()
+                raise ocr.OutOfTime(number)
+            if self._last and self._last[0] == number:
+                blocks, confidence, note = self._last[1]
+            else:
+                blocks, confidence, note = self._blocks(page, "第 %d 页" % number, number)
+            self.cache.put(number, blocks, confidence, note)
         else:
-            blocks, confidence, note = self._blocks(page, "第 %d 页" % number, number)
+            blocks, confidence, note = known       # read by an earlier window (ocr_cache)
         self.read_pages.append(number)
         progress.report(number, getattr(self.out, "page_count", None), "文字识别（OCR）第 %d 页" % number)
         self.found += 0 if note else 1

@@ -11,8 +11,9 @@ asking for offset X starts at the last page that begins at or before X and pads 
 Layout: ``~/.xla/cache/pdf_pages/<key>.json`` = ``{"pages": [[page, offset, texted_before], ...]}``
 (``texted_before``: pages with text before this one, so a window of blank trailing pages is not
 mistaken for a scan). The key hashes the real path, size, mtime, the first 64 KB and this
-package's converter code, so an edited file or a fixed reader never uses old offsets. Pages after
-one that was read by OCR are not noted (OCR output is not ours to promise stable). Bounded: at
+package's converter code, so an edited file or a fixed reader never uses old offsets. Pages read
+by OCR are noted too: their text is kept (``ocr_cache``) and comes out the same in every window;
+only when it could not be kept are the pages after it not noted. Bounded: at
 most MAX_ENTRIES files, the least recently used removed first. Nothing here is ever an error for
 the user: an unreadable or unwritable cache is a miss.
 """
@@ -26,6 +27,8 @@ from ..fs import paths
 VERSION = 1
 MAX_ENTRIES = 300
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# the code whose output the offsets describe (OCR'd pages come from ocr_cache, made by the OCR code)
+_CODE = ("pdf.py", "base.py", "page_offsets.py", "ocr.py", "ocr_pdf.py", "ocr_layout.py", "ocr_cache.py")
 
 
 def cache_dir():
@@ -37,7 +40,7 @@ def _key(path):
         st = os.stat(path)
         with open(path, "rb") as fh:
             head = fh.read(65536)
-        stamp = max(os.stat(os.path.join(_HERE, name)).st_mtime_ns for name in ("pdf.py", "base.py", "page_offsets.py"))
+        stamp = max(os.stat(os.path.join(_HERE, name)).st_mtime_ns for name in _CODE)
     except OSError:
         return None
     digest = hashlib.sha256()
@@ -54,7 +57,7 @@ class PageOffsets:
         self.key = _key(path)
         self.pages = {}           # page -> (offset, texted_before)
         self.dirty = False
-        self.open = True          # False after an OCR page: later offsets are not noted
+        self.open = True          # False after an OCR page that could not be kept (ocr_cache)
         if self.key is None:
             return
         try:

@@ -13,9 +13,10 @@ An encrypted PDF is first opened with the empty password (many "protected" PDFs 
 printing or copying); a real open password gives a clear error.
 """
 from .. import progress
-from .base import FormatError, Enough
+from .base import FormatError, Enough, why
 from .page_offsets import PageOffsets
 from .pdf_bomb import check_page, content_bomb, limit_error
+from .pdf_fontmap import garbled
 from .pdf_holds import holds, summary
 from .pdf_text import page_text
 
@@ -48,6 +49,8 @@ def _open(path, password=None):
         raise FormatError(str(exc))
     import logging
     logging.getLogger("pypdf").setLevel(logging.ERROR)   # its warnings go to stderr otherwise
+    from .pdf_cmaps import install
+    install()                                            # the CJK CMaps pypdf lacks (EUC-JP, JIS, ...)
     try:
         reader = pypdf.PdfReader(path, strict=False)
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types for damaged files
@@ -102,8 +105,7 @@ def _repaired(pypdf, path):
 
 
 def _short(exc):
-    text = str(exc) or type(exc).__name__
-    return text[:200]
+    return why(exc)          # pypdf's messages are English: the user gets their meaning in Chinese
 
 
 def convert(path, kind, out, deadline=None):
@@ -145,7 +147,10 @@ def convert(path, kind, out, deadline=None):
 
 def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, texted):
     bare = {}
+    garbled_pages = []
     for number in range(first, count + 1):
+        if offsets is not None:      # noted first: a window stopped here lets the next start here
+            offsets.note(number, out.next_offset(), texted)
         scan.before(number)          # OCR pages are slow: stop in time, saying where to go on
         if deadline is not None:
             deadline.check("读取 PDF（已读到第 %d 页，共 %d 页）" % (number, count))
@@ -163,8 +168,6 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
             continue
         lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
         body = "\n".join(line for line in lines if line.strip())
-        if offsets is not None:
-            offsets.note(number, out.next_offset(), texted)
         out.page(number)
         if not body.strip():
             check_page(page, number)      # a bomb is refused before the page is called a scan
@@ -176,10 +179,12 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
             continue
         if scan.wants(page, body) and scan.read(number, page):
             texted += 1
-            if offsets is not None:
-                offsets.open = False       # OCR text is not ours to promise stable offsets for
+            if offsets is not None and scan.cache.key is None:
+                offsets.open = False       # OCR text kept nowhere: not ours to promise stable offsets for
         elif body.strip():
             texted += 1
+            if garbled(body):
+                garbled_pages.append(number)
             out.para(body)
         else:
             empty_pages.append(number)
@@ -199,3 +204,7 @@ def _pages(reader, out, deadline, scan, offsets, first, count, empty_pages, text
         out.warnings.append("第 %s 页没有文字层（可能是扫描图片），这些页的内容读不出来" % shown)
     if bare:
         out.warnings.append("这些页没有文字：%s" % summary(bare))
+    if garbled_pages:
+        shown = "、".join(str(n) for n in garbled_pages[:20]) + ("……" if len(garbled_pages) > 20 else "")
+        out.warnings.append("第 %s 页的文字层像是乱码（字体缺少正确的编码信息），这些页读出的文字不可信；"
+                            "可以用 ocr=\"force\" 按页面图像重新识别，或请用户提供原始文件" % shown)

@@ -9,15 +9,54 @@ a piece whose text repeats one of the last few pieces at (almost) the same spot 
 page text is rebuilt from the pieces only when a copy was found and the pieces add up exactly to
 what pypdf returned (otherwise pypdf's own text stands), so a page without fake bold is returned
 untouched, and text that really repeats ("哈哈哈哈", a row of dashes) is kept: it is drawn once,
-moving along the line. Before extraction, a CJK font without a ToUnicode map is given one for the
+moving along the line. Copies that pypdf would join into one piece (inside one TJ array, a line
+redrawn after a tiny Td) are taken out glyph by glyph before extraction (``pdf_bold``); spacing
+accents drawn beside their letter are joined to it afterwards (``_accents``, then NFC).
+Before extraction, a CJK font without a ToUnicode map is given one for the
 page's codes from its collection's table (``cid_unicode.prepare``); after it, a page whose columns
 were drawn row by row is put in column order (``pdf_columns``).
 """
 
+import re
+import unicodedata
+
 from .cid_unicode import prepare
+from .pdf_bold import strip_copies
 from .pdf_columns import order
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
+
+# Spacing accents that TeX-made and some older PDFs draw as glyphs of their own next to the
+# letter ("prote\u00b4ge\u00b4"), with the combining mark each one stands for and the letters it
+# may sit on (so "don\u00b4t", an acute used as an apostrophe, stays as written). ASCII ^ and `
+# are left alone: in running text they are code or formulas more often than accents.
+ACCENTS = {
+    "\u00b4": ("\u0301", "aeiouyAEIOUY"), "\u02cb": ("\u0300", "aeiouAEIOU"),
+    "\u00a8": ("\u0308", "aeiouyAEIOUY"), "\u02c6": ("\u0302", "aeiouAEIOU"),
+    "\u02dc": ("\u0303", "anoANO"), "\u00b8": ("\u0327", "cCsStT"), "\u02c7": ("\u030c", "cdenrstzCDENRSTZ"),
+    "\u02da": ("\u030a", "auAU"), "\u02dd": ("\u030b", "ouOU"), "\u02d8": ("\u0306", "agAG"),
+}
+_AFTER = re.compile("([A-Za-z])([%s])" % re.escape("".join(ACCENTS)))
+_BEFORE = re.compile("([%s])([A-Za-z])" % re.escape("".join(ACCENTS)))
+
+
+def _accents(text):
+    """Letters and the spacing accents drawn beside them joined into one accented letter (NFC),
+    the accent after the letter or, failing that, before it. Only pairs that make a letter of
+    their own are joined; anything else is left as drawn."""
+    if not any(c in ACCENTS for c in text):
+        return text
+
+    def after(m):
+        mark, letters = ACCENTS[m.group(2)]
+        joined = unicodedata.normalize("NFC", m.group(1) + mark)
+        return joined if m.group(1) in letters and len(joined) == 1 else m.group(0)
+
+    def before(m):
+        mark, letters = ACCENTS[m.group(1)]
+        joined = unicodedata.normalize("NFC", m.group(2) + mark)
+        return joined if m.group(2) in letters and len(joined) == 1 else m.group(0)
+    return _BEFORE.sub(before, _AFTER.sub(after, text))
 
 
 def _position(cm, tm):
@@ -27,6 +66,10 @@ def _position(cm, tm):
 
 
 def page_text(page):
+    return unicodedata.normalize("NFC", _accents(_page_text(page)))
+
+
+def _page_text(page):
     pieces = []
 
     def visit(text, cm, tm, _font, size):
@@ -38,6 +81,7 @@ def page_text(page):
             pieces.append((text, None, 0, 0))
 
     prepare(page)
+    strip_copies(page)          # copies inside one line, which pypdf would join into one piece
     text = page.extract_text(visitor_text=visit) or ""
     if not pieces or "".join(p[0] for p in pieces) != text:
         return text

@@ -18,7 +18,7 @@ Encrypted files are decrypted before they get here (``xlakit.crypt``).
 """
 import struct
 
-from .base import FormatError
+from .base import FormatError, why
 
 NAME = "ppt"
 LABEL = "PowerPoint 97-2003 演示文稿（.ppt）"
@@ -242,7 +242,7 @@ def convert(path, kind, out, deadline=None):
     try:
         ole = olefile.OleFileIO(path)
     except Exception as exc:  # noqa: BLE001 - olefile raises plain exceptions for damage
-        raise FormatError("演示文稿的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 PowerPoint/WPS 另存一份再试" % exc)
+        raise FormatError("演示文稿的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 PowerPoint/WPS 另存一份再试" % why(exc))
     try:
         if not ole.exists("PowerPoint Document"):
             raise FormatError("这个 Office 复合文件里没有 PowerPoint 正文（PowerPoint Document 流），不是演示文稿")
@@ -253,7 +253,7 @@ def convert(path, kind, out, deadline=None):
     try:
         _read(data, current, out, deadline)
     except (struct.error, IndexError, ValueError) as exc:
-        raise FormatError("演示文稿已损坏，无法读取（%s）。请用 PowerPoint/WPS 打开后另存一份再试" % exc)
+        raise FormatError("演示文稿已损坏，无法读取（%s）。请用 PowerPoint/WPS 打开后另存一份再试" % why(exc))
 
 
 def _read(data, current, out, deadline):

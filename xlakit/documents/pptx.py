@@ -10,7 +10,7 @@ the .ppt reader: the notes are often where the presenter wrote what the slide me
 import posixpath
 import zipfile
 
-from .base import FormatError, zip_xml
+from .base import FormatError, zip_xml, why
 from . import pptx_parts
 
 NAME = "pptx"
@@ -52,7 +52,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("演示文稿已损坏，无法打开（%s）" % exc)
+        raise FormatError("演示文稿已损坏，无法打开（%s）" % why(exc))
     with zf:
         slides = _slides(zf)
         shown = {}
