@@ -253,6 +253,7 @@ def test_a_long_scan_stops_before_the_deadline_and_says_where_to_continue(run, t
     started = time.monotonic()
     data = ok(run("read_document", {"path": str(long_scan)}, extra_env={"XLA_DEADLINE": "10"}))
     assert time.monotonic() - started < 40
+    assert "next_page" in data, {k: v for k, v in data.items() if k != "text"}
     nxt = data["next_page"]
     assert 2 <= nxt <= 12 and data["pages"] == 12
     assert "【第 %d 页】" % (nxt - 1) in data["text"] and "【第 %d 页】" % nxt not in data["text"]
