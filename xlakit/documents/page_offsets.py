@@ -17,55 +17,33 @@ only when it could not be kept are the pages after it not noted. Bounded: at
 most MAX_ENTRIES files, the least recently used removed first. Nothing here is ever an error for
 the user: an unreadable or unwritable cache is a miss.
 """
-import hashlib
-import json
-import os
-import tempfile
-
-from ..fs import paths
+from . import file_cache
 
 VERSION = 1
 MAX_ENTRIES = 300
-_HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = "pdf_pages"
 # the code whose output the offsets describe (OCR'd pages come from ocr_cache, made by the OCR code)
 _CODE = ("pdf.py", "base.py", "page_offsets.py", "ocr.py", "ocr_pdf.py", "ocr_layout.py", "ocr_cache.py")
 
 
 def cache_dir():
-    return paths.xla_dir("cache", "pdf_pages")
-
-
-def _key(path):
-    try:
-        st = os.stat(path)
-        with open(path, "rb") as fh:
-            head = fh.read(65536)
-        stamp = max(os.stat(os.path.join(_HERE, name)).st_mtime_ns for name in _CODE)
-    except OSError:
-        return None
-    digest = hashlib.sha256()
-    for part in (VERSION, os.path.realpath(path), st.st_size, st.st_mtime_ns, stamp):
-        digest.update(str(part).encode("utf-8", "surrogatepass") + b"\0")
-    digest.update(head)
-    return digest.hexdigest()[:40]
+    return file_cache.folder(CACHE)
 
 
 class PageOffsets:
     """The noted page starts of one file (empty when nothing is cached yet)."""
 
     def __init__(self, path):
-        self.key = _key(path)
+        self.key = file_cache.key(path, VERSION, _CODE)
         self.pages = {}           # page -> (offset, texted_before)
         self.dirty = False
         self.open = True          # False after an OCR page that could not be kept (ocr_cache)
         if self.key is None:
             return
         try:
-            with open(os.path.join(cache_dir(), self.key + ".json"), "r", encoding="utf-8") as fh:
-                data = json.load(fh)
+            data = file_cache.load(CACHE, self.key) or {}
             self.pages = {int(p): (int(o), int(t)) for p, o, t in data.get("pages", [])}
-            os.utime(os.path.join(cache_dir(), self.key + ".json"))       # recently used
-        except (OSError, ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError):
             self.pages = {}
 
     def start_before(self, offset, last_page):
@@ -86,25 +64,5 @@ class PageOffsets:
         if not self.dirty or self.key is None:
             return
         self.dirty = False
-        folder = cache_dir()
-        try:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".pages-", dir=folder)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"pages": sorted([p, o, t] for p, (o, t) in self.pages.items())}, fh)
-            os.replace(tmp, os.path.join(folder, self.key + ".json"))
-            _prune(folder)
-        except OSError:
-            pass
-
-
-def _prune(folder):
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".json")]
-        if len(names) <= MAX_ENTRIES:
-            return
-        dated = sorted((os.stat(os.path.join(folder, n)).st_mtime, n) for n in names)
-        for _mtime, name in dated[:len(names) - MAX_ENTRIES]:
-            os.unlink(os.path.join(folder, name))
-    except OSError:
-        pass
+        file_cache.store(CACHE, self.key, {"pages": sorted([p, o, t] for p, (o, t) in self.pages.items())},
+                         MAX_ENTRIES)

@@ -203,16 +203,13 @@ def _run_windows(cmd, timeout, cwd, env):  # pragma: no cover - Windows only
 
 
 def kill_tree(proc, job=None):  # pragma: no cover - Windows only
-    """Kill ``proc`` and all it started: through its job, else ``taskkill /T`` (Windows)."""
-    if job is not None:
-        job.terminate()
-    else:
-        try:
-            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
-                           creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
-        except (OSError, subprocess.SubprocessError):
-            pass
+    """Kill ``proc`` and all it started: through its job, else as the host kills a tool's tree
+    (``taskkill /T``, :func:`xlakit.host.kill_tree`)."""
+    if job is None:
+        from ..host import kill_tree as host_kill_tree
+        host_kill_tree(proc)
+        return
+    job.terminate()
     try:
         proc.kill()
     except OSError:
