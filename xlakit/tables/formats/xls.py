@@ -17,7 +17,7 @@ from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, s
 from . import xls_repair as repair
 import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
 
-from ...crypt import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
+from ...crypt.office import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
 
 
 def _xlrd():

@@ -5,7 +5,7 @@ rules are one: OOXML agile/standard encryption (the ``EncryptionInfo``/``Encrypt
 container), and the legacy RC4 / CryptoAPI / XOR encryption of Word 97 ``.doc``, Excel ``.xls``
 and PowerPoint ``.ppt`` are undone by msoffcrypto-tool (through ``pydeps_boot``; it brings the
 cryptography library, which pypdf's AES needs too); OpenDocument packages saved with a password
-(odt/ods/odp) by ``odf_crypt`` on the same cryptography.
+(odt/ods/odp) by ``crypt.odf`` on the same cryptography.
 
 Excel's read-only-recommended workbooks are encrypted with the built-in password
 "VelvetSweatshop": Excel opens them without asking, so do we (it is tried before asking).
@@ -27,8 +27,8 @@ import stat
 import tempfile
 import time
 
-from . import sniff
-from .errors import FormatError
+from .. import sniff
+from ..errors import FormatError
 
 __all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
 
@@ -202,7 +202,7 @@ def _is_zip(path):
 
 
 def _decrypt_odf(path, password, suffix):
-    """An OpenDocument package saved with a password, rebuilt unencrypted (``odf_crypt``)."""
+    """An OpenDocument package saved with a password, rebuilt unencrypted (``crypt.odf``)."""
     if not password:
         raise FormatError(NEED_ODF_PASSWORD, encrypted=True, wrong_password=False)
     import pydeps_boot
@@ -210,7 +210,7 @@ def _decrypt_odf(path, password, suffix):
         pydeps_boot.ensure("msoffcrypto")       # brings cryptography
     except pydeps_boot.DependencyError as exc:
         raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
-    from . import odf_crypt
+    from . import odf as odf_crypt
     folder = tempfile.mkdtemp(prefix="xla-plain-")
     _FOLDERS.append(folder)
     target = os.path.join(folder, "plain" + suffix)
