@@ -9,7 +9,7 @@ first pages only.
 import re
 import zipfile
 
-from ..errors import FormatError
+from ..errors import FormatError, what_broke
 
 __all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "zip_xml", "clean_inline", "fix_surrogates",
            "MAX_PART"]
@@ -168,7 +168,7 @@ def zip_read(zf, name, cap=MAX_PART):
         with zf.open(info) as fh:
             data = fh.read(cap + 1)
     except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
-        raise FormatError("文档已损坏，部件 %s 无法解压（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % (name, exc))
+        raise FormatError("文档已损坏，部件 %s 无法解压（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % (name, what_broke(exc)))
     if len(data) > cap:
         raise FormatError("文档里的部件 %s 解压后过大，可能是损坏文件或压缩炸弹，已停止读取" % name)
     return data

@@ -29,6 +29,7 @@ import struct
 
 from . import doc_lists
 from .base import FormatError
+from ..errors import what_broke
 
 NAME = "doc"
 LABEL = "Word 97-2003 文档（.doc）"
@@ -360,7 +361,7 @@ def _open(path):
     try:
         return olefile.OleFileIO(path)
     except Exception as exc:  # noqa: BLE001 - olefile raises several plain exception types
-        raise FormatError("Word 文档的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档的复合文件结构已损坏（%s），无法读取。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % what_broke(exc))
 
 
 def read_streams(path):
@@ -371,7 +372,7 @@ def read_streams(path):
     except FormatError:
         raise
     except Exception as exc:  # noqa: BLE001 - olefile/struct on a damaged file
-        raise FormatError("Word 文档已损坏，无法读取（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档已损坏，无法读取（%s）。请确认文件完整，或用 Word/WPS 打开后另存一份再试" % what_broke(exc))
     finally:
         ole.close()
 

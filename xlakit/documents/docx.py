@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 
 from .base import FormatError, zip_read
 from .numbering import Numbering
+from ..errors import what_broke
 
 NAME = "docx"
 LABEL = "Word 文档（.docx）"
@@ -49,7 +50,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % exc)
+        raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % what_broke(exc))
     with zf:
         main = _main_part(zf)
         data = zip_read(zf, main)
@@ -101,7 +102,7 @@ def _parse(data, name):
     try:
         return ET.fromstring(data)
     except ET.ParseError as exc:
-        raise FormatError("文档的 %s 不是完整的 XML（%s），文件可能已损坏。请用 Word/WPS 打开后另存一份再试" % (name, exc))
+        raise FormatError("文档的 %s 不是完整的 XML（%s），文件可能已损坏。请用 Word/WPS 打开后另存一份再试" % (name, what_broke(exc)))
 
 
 def _main_part(zf):

@@ -27,6 +27,7 @@ from xml.sax.saxutils import escape
 
 from . import docx_extras, docx_layout, docx_media
 from .base import FormatError
+from ..errors import what_broke
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W = "{%s}" % W_NS
@@ -595,7 +596,7 @@ def append_document(data, text, pictures=None):
                 raise FormatError("文档里的部件 %s 过大（%d MB），无法安全追加" % (info.filename, info.file_size >> 20))
             files[info.filename] = src.read(info.filename)
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
-        raise FormatError("原文档已损坏，无法追加（%s）。请换一个新文件名写入" % exc)
+        raise FormatError("原文档已损坏，无法追加（%s）。请换一个新文件名写入" % what_broke(exc))
     if any(info.flag_bits & 0x1 for info in infos):
         raise FormatError("原文档的压缩包已加密，无法追加")
     main = _main_part(files)

@@ -12,6 +12,7 @@ import zipfile
 
 from .base import FormatError, zip_xml
 from . import pptx_parts
+from ..errors import what_broke
 
 NAME = "pptx"
 LABEL = "PowerPoint 演示文稿（.pptx）"
@@ -52,7 +53,7 @@ def convert(path, kind, out, deadline=None):
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise FormatError("演示文稿已损坏，无法打开（%s）" % exc)
+        raise FormatError("演示文稿已损坏，无法打开（%s）" % what_broke(exc))
     with zf:
         slides = _slides(zf)
         shown = {}

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 
 from .base import FormatError
 from .numbering import Numbering
+from ..errors import what_broke
 
 NAME = "wordml"
 LABEL = "Word 2003 XML 文档（WordML）"
@@ -229,7 +230,7 @@ def convert(path, kind, out, deadline=None):
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
-        raise FormatError("Word 2003 XML 文档的 XML 不完整或已损坏（%s）。请用 Word/WPS 打开后另存为 .docx 再试" % exc)
+        raise FormatError("Word 2003 XML 文档的 XML 不完整或已损坏（%s）。请用 Word/WPS 打开后另存为 .docx 再试" % what_broke(exc))
     if root.tag != W + "wordDocument":
         raise FormatError("这个 XML 文件不是 Word 2003 XML 文档（根元素是 %s）" % root.tag.split("}")[-1])
     props = root.find("{urn:schemas-microsoft-com:office:office}DocumentProperties")

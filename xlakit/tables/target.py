@@ -14,7 +14,7 @@ import zipfile
 
 from .. import opc
 from .. import sniff as sniffer
-from ..errors import FormatError, ToolError
+from ..errors import FormatError, ToolError, what_broke
 
 FORMATS = {".xlsx": "xlsx", ".xlsm": "xlsm", ".xls": "xls", ".csv": "csv"}
 SHEET_NAME_MAX = 31
@@ -139,7 +139,7 @@ def inspect_xlsx(path, replacing=None):
             return {"lost": lost, "cells": cells, "rich_text": rich, "replaced": replaced}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
         raise ToolError("「%s」已损坏，无法打开（%s）。请把数据写到一个新文件（换个 path），或先用 Excel 打开修复后另存。"
-                        "原文件没有改动" % (name, exc))
+                        "原文件没有改动" % (name, what_broke(exc)))
 
 
 def _sheet_only_parts(zf, names, wanted, path):

@@ -29,7 +29,7 @@ import io
 import itertools
 
 from ... import text as xtext
-from ...errors import os_error
+from ...errors import os_error, what_broke
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
@@ -226,7 +226,7 @@ def _csv_records(lines, delimiter, number):
                 yield number, values
     except csv.Error as exc:
         raise FormatError("第 %d 行附近的文本格式无法解析（%s）。请用 Excel/WPS 打开后另存为 csv 再试" % (
-            number + 1, exc))
+            number + 1, what_broke(exc)))
 
 
 def _cell(text):

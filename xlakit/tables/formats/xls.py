@@ -18,6 +18,7 @@ from . import xls_repair as repair
 import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
 
 from ...crypt.office import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
+from ...errors import what_broke  # noqa: E402
 
 
 def _xlrd():
@@ -99,7 +100,7 @@ class XlsBook(BaseBook):
                 self.warn("这个 xls 文件的 OLE 容器有损坏（%s），已%s读出内容；请核对结果，最好用 Excel/WPS 打开后"
                           "另存一份" % (repair.container_damage_text(first), note))
                 return book
-        detail = str(first).strip() or type(first).__name__
+        detail = repair.container_damage_text(first) if repair.is_container_damage(first) else what_broke(first)
         raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)
 
     def _try(self, kw):
@@ -160,7 +161,7 @@ class XlsBook(BaseBook):
                 if _encrypted(exc):
                     raise FormatError(ENCRYPTED)
                 raise FormatError("xls 文件的工作表「%s」已损坏，无法读取（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % (
-                    info.name, exc))
+                    info.name, what_broke(exc)))
             for index in list(self._loaded):      # keep one sheet in memory at a time
                 try:
                     self._book.unload_sheet(index)

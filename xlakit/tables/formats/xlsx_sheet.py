@@ -19,6 +19,7 @@ import zlib
 from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
+from ...errors import what_broke
 
 CHUNK = 1024 * 1024
 DATE_CACHE_MAX = 100000     # distinct serials remembered per date kind (a ledger has a few thousand)
@@ -35,7 +36,7 @@ def member_chunks(zf, name, boundary, size=CHUNK):
         stream = zf.open(name)
     except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
         raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                          "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+                          "或用 Excel/WPS 打开修复后另存一份" % (name, what_broke(exc)))
     rest = b""
     with stream:
         while True:
@@ -43,7 +44,7 @@ def member_chunks(zf, name, boundary, size=CHUNK):
                 block = stream.read(size)
             except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
                 raise FormatError("xlsx 文件已损坏或不完整（%s 解压出错：%s）。请重新获取文件，"
-                                  "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+                                  "或用 Excel/WPS 打开修复后另存一份" % (name, what_broke(exc)))
             if not block:
                 break
             data = rest + block if rest else block
