@@ -183,6 +183,7 @@ def _calls(f, out):
         ("file_info", {"path": x}), ("file_info", {"path": html}), ("file_info", {"path": gbk}),
         ("file_info", {"path": o("没有.txt")}),
         ("delete_file", {"path": o("w3.xlsx")}), ("delete_file", {"path": o("笔记.txt")}),
+        ("restore_file", {}), ("restore_file", {"item": "没有.txt"}), ("restore_file", {"item": "笔记.txt"}),
     ]
     calls += [("read_spreadsheet", {"path": f[k]}) for k in ("cut_wb", "cut_sst", "msat", "nobof")]
     calls += [("probe_table", {"path": f["cut_sst"]}), ("read_document", {"path": f["cut_docx"]})]
