@@ -128,6 +128,14 @@ class SheetParser(object):
         lro = len(row_open)
         is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
         row_end = b"</" + p + b"row"
+        # an empty inline string (exports write every blank cell as <is><t></t></is>) is an empty
+        # cell: made self-closing here, so the cell expression takes it on the fast path instead
+        # of the whole sheet falling back to openpyxl (issue 35: 3.0 s instead of 0.3 s for 50k rows)
+        if b"<" + p + b"t></" in chunk or b"<" + p + b"t/>" in chunk:
+            for empty in (b"><" + p + b"is><" + p + b"t></" + p + b"t></" + p + b"is></" + p + b"c>",
+                          b"><" + p + b"is><" + p + b"t/></" + p + b"is></" + p + b"c>"):
+                if empty in chunk:
+                    chunk = chunk.replace(empty, b"/>")
         findall = self.findall
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904
