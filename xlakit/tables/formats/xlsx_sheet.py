@@ -88,6 +88,17 @@ class SheetParser(object):
         self.texts = {}            # inline string XML text -> str (the first TEXT_CACHE_MAX seen)
         self.by_index = {}         # shared string index text -> str (idem)
 
+    _EMPTY_CELL = {}
+
+    @classmethod
+    def _empty_cell_re(cls, p):
+        rx = cls._EMPTY_CELL.get(p)
+        if rx is None:
+            e = re.escape(p)
+            rx = cls._EMPTY_CELL[p] = re.compile(rb"(<" + e + rb'c\b[^<>]*")>(?:<' + e + rb"v></" + e + rb"v>|<"
+                                                 + e + rb"v/>)?</" + e + rb"c>")
+        return rx
+
     def _meta(self, attrs):
         typ, dkind, closed = _cell_meta(attrs, self.kinds)
         cache = self.date_caches.setdefault(dkind, {}) if dkind is not None else None
@@ -136,6 +147,12 @@ class SheetParser(object):
                           b"><" + p + b"is><" + p + b"t/></" + p + b"is></" + p + b"c>"):
                 if empty in chunk:
                     chunk = chunk.replace(empty, b"/>")
+        # <c ...></c>, <c ...><v></v></c>: an empty cell written open-and-closed (stream writers
+        # do, date cells too);
+        # made self-closing so it is not mistaken for an end tag written another way (</c >), which
+        # sent the sheet to openpyxl, where an empty t="d" cell fails (issue 35)
+        if b'"></' + p + b'c>' in chunk or b"<" + p + b"v></" in chunk or b"<" + p + b"v/>" in chunk:
+            chunk = self._empty_cell_re(p).sub(rb"\1/>", chunk)
         findall = self.findall
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904
