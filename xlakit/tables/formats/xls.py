@@ -83,10 +83,10 @@ class XlsBook(BaseBook):
             first = exc
         if repair.is_container_damage(first):
             for extra, note in ((dict(ignore_workbook_corruption=True), "忽略目录损坏"),
-                                ("stream", "直接读取工作簿数据流")):
+                                ("stream", "直接读取工作簿数据流"), ("sectors", "按扇区链读取工作簿数据流")):
                 try:
-                    if extra == "stream":
-                        data = repair.workbook_stream(self.path)
+                    if extra in ("stream", "sectors"):
+                        data = (repair.workbook_stream if extra == "stream" else repair.regular_sector_stream)(self.path)
                         if data is None:
                             continue
                         self._source = {"file_contents": data}
