@@ -41,7 +41,8 @@ def main(params):
            "size_text": ft.human_size(st.st_size) if kind == "file" else None,
            "trash_path": moved["trash_path"], "trash_id": os.path.basename(os.path.dirname(moved["trash_path"])),
            "kept_days": moved["kept_days"]}
-    out["restore"] = "要恢复，调用 restore_file，item 填「%s」（回收站保留 %d 天）" % (out["trash_id"], moved["kept_days"])
+    out["restore"] = "已移到 %s；要放回 %s，调用 restore_file，item 填「%s」（回收站保留 %d 天）" % (
+        moved["trash_path"], path, out["trash_id"], moved["kept_days"])
     if kind == "symlink":
         out["note"] = "删除的是链接本身，它指向的文件没有改动"
     return out
