@@ -174,6 +174,8 @@ def what_broke(exc):
     text = str(exc)
     DETAILS.append("%s: %s" % (name, text[:500]))
     low = text.lower()
+    if isinstance(exc, OSError) and getattr(exc, "errno", None):
+        return str(os_error(exc)).rstrip("。")
     if name == "JSONDecodeError":
         return "第 %d 行第 %d 列附近不是合法的 JSON 写法，可能少了引号、逗号或括号" % (exc.lineno, exc.colno)
     if name in ("ParseError", "ExpatError", "XMLSyntaxError", "SAXParseException"):
