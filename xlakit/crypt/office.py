@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from .. import sniff
-from ..errors import FormatError
+from ..errors import FormatError, what_broke
 from . import agile
 
 __all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
@@ -297,7 +297,7 @@ def _decrypt_odf(path, password, suffix):
                               % _odf_scheme(str(exc)), encrypted=True, unsupported=True)
         if isinstance(exc, Exception) and not isinstance(exc, FormatError):
             raise FormatError("加密的 OpenDocument 文件解不开（%s），可能已损坏。请用户在 LibreOffice 里输入密码打开，"
-                              "去掉密码后另存一份再试" % type(exc).__name__, encrypted=True)
+                              "去掉密码后另存一份再试" % what_broke(exc), encrypted=True)
         raise
 
 

@@ -15,6 +15,7 @@ from .base import FormatError, Enough
 from .page_offsets import PageOffsets
 from .pdf_holds import holds, summary
 from .pdf_text import page_text
+from ..errors import what_broke
 
 NAME = "pdf"
 PROGRESS_PAGES = 20          # shorter PDFs read in a moment: no progress lines
@@ -70,7 +71,7 @@ def _decrypt(reader, pydeps_boot, password):
                 return
         except Exception as exc:  # noqa: BLE001 - e.g. AES without the crypto library
             if "cryptography" in str(exc) or "AES" in str(exc):
-                raise FormatError(NO_AES % type(exc).__name__)
+                raise FormatError(NO_AES % "cryptography 没有装上")
     raise FormatError(WRONG_PASSWORD if password else PASSWORD, encrypted=True, wrong_password=bool(password))
 
 
@@ -99,8 +100,8 @@ def _repaired(pypdf, path):
 
 
 def _short(exc):
-    text = str(exc) or type(exc).__name__
-    return text[:200]
+    """What a PDF library's exception means, in Chinese (its own text goes to the log)."""
+    return what_broke(exc)
 
 
 def convert(path, kind, out, deadline=None):
