@@ -155,7 +155,10 @@ class XlsBook(BaseBook):
         sh = self._loaded.get(info.index)
         if sh is None:
             try:
-                sh = self._load(info.index)
+                try:
+                    sh = self._load(info.index)
+                except AssertionError:
+                    sh = self._without_rich_strings(info.index)
                 self._report_repairs()
             except Exception as exc:  # noqa: BLE001
                 if _encrypted(exc):
@@ -169,6 +172,27 @@ class XlsBook(BaseBook):
                     pass
             self._loaded = {info.index: sh}
         return sh
+
+    def _without_rich_strings(self, index):
+        """Reload with every RSTRING cell read as a plain LABEL. Far-East Excel 95 (BIFF5) writes
+        phonetic (furigana) data after a rich string's formatting runs, which xlrd's parser
+        asserts against, so the whole sheet was refused although Excel, LibreOffice and calamine
+        read it. The record id is rewritten in place (same length, offsets intact); LABEL reads
+        the text and ignores what follows it. Only the text's formatting runs are lost."""
+        data = repair.workbook_stream(self.path) if "filename" in self._source else self._source["file_contents"]
+        if data is None:
+            raise AssertionError("no workbook stream")
+        fixed, count = repair.rich_strings_as_labels(data)
+        if not count:
+            raise AssertionError("no rich strings")
+        self._source = {"file_contents": fixed}
+        self._book.release_resources()
+        self._book = self._open()
+        self._loaded = {}
+        sheet = self._load(index)
+        self.warn("这个 xls 里有 %d 个带注音/格式的文字单元格（远东版 Excel 95 写的），已按普通文字读出，"
+                  "文字不受影响" % count)
+        return sheet
 
     def _date_kind(self, sh, r, c, value):
         """DATE / DATETIME / TIME for a date cell, from its format (or its value without one)."""

@@ -212,6 +212,20 @@ def regular_sector_stream(path):
     return None
 
 
+def rich_strings_as_labels(stream):
+    """(stream with every RSTRING record (0x00D6) renamed LABEL (0x0204), how many): the same
+    bytes and lengths, so BOUNDSHEET offsets stay right (see XlsBook._without_rich_strings)."""
+    out = bytearray(stream)
+    pos, count = 0, 0
+    while pos + 4 <= len(out):
+        rid, size = struct.unpack_from("<HH", out, pos)
+        if rid == 0x00D6:
+            struct.pack_into("<H", out, pos, 0x0204)
+            count += 1
+        pos += 4 + size
+    return bytes(out), count
+
+
 def workbook_stream(path):
     """The raw BIFF Workbook (or Book) stream as olefile reads it, or None."""
     ole = sniff.open_ole(path)
