@@ -41,7 +41,7 @@ PINS = {
     "pypdf": "pypdf>=4.0,<8",
     "olefile": "olefile>=0.46,<0.48",
     # Office open passwords (OOXML agile/standard, legacy doc/xls/ppt RC4); brings cryptography,
-    # which also decrypts AES PDFs (xlakit.crypt, documents.pdf)
+    # which also decrypts AES PDFs (xlakit.crypt.office, documents.pdf)
     "msoffcrypto": "msoffcrypto-tool>=5.4,<7",
     "cryptography": "cryptography>=42",
 }

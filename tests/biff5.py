@@ -5,7 +5,8 @@ written here by the published layouts: workbook globals (BOF 0x0809 v5, CODEPAGE
 FONT 0x0031 and one XF 0x00E0, BOUNDSHEET 0x0085, EOF) and one worksheet (BOF, DIMENSIONS 0x0200, LABEL 0x0204 with 8-bit text in
 the file's code page, NUMBER 0x0203, EOF), in a version-3 compound file with one ``Book`` stream
 (padded past the 4,096-byte mini-stream cutoff, so only the FAT and one directory sector are
-needed). ``make(path, rows, codec, codepage, sheet="Sheet1")``."""
+needed). ``make(path, rows, codec, codepage, sheet="Sheet1")``; ``small_in_regular_sectors`` puts
+a short stream where ExcelLibrary puts it."""
 import struct
 
 FREE, END, FATSECT, NOSTREAM = 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0xFFFFFFFF
@@ -60,6 +61,22 @@ def compound_file(stream, name="Book"):
               + b"\0" * 6 + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, END, 0, END, 0)
               + struct.pack("<109I", *([0] + [FREE] * 108)))
     assert len(header) == 512
+    return header + fat_sector + directory + stream.ljust(sectors * 512, b"\0")
+
+
+def small_in_regular_sectors(stream, name="Workbook"):
+    """A compound file the way ExcelLibrary (.NET) writes small books: a stream shorter than the
+    4,096-byte mini-stream cutoff stored in ordinary sectors, which the specification does not
+    allow (xlrd and olefile then look in the mini stream and find nothing)."""
+    assert len(stream) < 4096
+    sectors = (len(stream) + 511) // 512
+    fat = [FATSECT, END] + [2 + i + 1 if i + 1 < sectors else END for i in range(sectors)]
+    fat_sector = struct.pack("<128I", *(fat + [FREE] * (128 - len(fat))))
+    directory = (_dir_entry("Root Entry", 5, child=1) + _dir_entry(name, 2, start=2, size=len(stream))
+                 + _dir_entry("", 0) + _dir_entry("", 0))
+    header = (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 16 + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+              + b"\0" * 6 + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, END, 0, END, 0)
+              + struct.pack("<109I", *([0] + [FREE] * 108)))
     return header + fat_sector + directory + stream.ljust(sectors * 512, b"\0")
 
 

@@ -67,6 +67,41 @@ def _files(folder):
     with open(script, "w", encoding="utf-8") as fh:
         fh.write("print(1 + 1)\n")
     made["script"] = script
+    made.update(_damaged(folder))
+    return made
+
+
+def _damaged(folder):
+    """Broken files whose library errors used to show through in brackets (issue 35): an xlsx
+    with a cut workbook.xml and shared strings, an xls with a bad sector table, a docx with a cut
+    document.xml."""
+    import struct
+    import zipfile
+    made = {}
+    src = os.path.join(ROOT, "tests", "fixtures", "formulas_lo.xlsx")
+    for key, part in (("cut_wb", "xl/workbook.xml"), ("cut_sst", "xl/sharedStrings.xml")):
+        made[key] = os.path.join(folder, key + ".xlsx")
+        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(made[key], "w") as zout:
+            for name in zin.namelist():
+                data = zin.read(name)
+                zout.writestr(name, data[:len(data) // 2] if name == part else data)
+    data = bytearray(open(os.path.join(ROOT, "tests", "fixtures", "ledger.xls"), "rb").read())
+    struct.pack_into("<I", data, 0x2C, 2)          # two FAT sectors declared, the second id -97
+    struct.pack_into("<i", data, 0x50, -97)
+    made["msat"] = os.path.join(folder, "msat.xls")
+    with open(made["msat"], "wb") as fh:
+        fh.write(data)
+    data = bytearray(open(os.path.join(ROOT, "tests", "fixtures", "ledger.xls"), "rb").read())
+    data[0x200:0x400] = b"\xff" * 0x200
+    made["nobof"] = os.path.join(folder, "nobof.xls")
+    with open(made["nobof"], "wb") as fh:
+        fh.write(data)
+    made["cut_docx"] = os.path.join(folder, "cut.docx")
+    with zipfile.ZipFile(os.path.join(ROOT, "tests", "fixtures", "documents", "report.docx")) as zin, \
+            zipfile.ZipFile(made["cut_docx"], "w") as zout:
+        for name in zin.namelist():
+            data = zin.read(name)
+            zout.writestr(name, data[:len(data) // 2] if name == "word/document.xml" else data)
     return made
 
 
@@ -148,7 +183,10 @@ def _calls(f, out):
         ("file_info", {"path": x}), ("file_info", {"path": html}), ("file_info", {"path": gbk}),
         ("file_info", {"path": o("没有.txt")}),
         ("delete_file", {"path": o("w3.xlsx")}), ("delete_file", {"path": o("笔记.txt")}),
+        ("restore_file", {}), ("restore_file", {"item": "没有.txt"}), ("restore_file", {"item": "笔记.txt"}),
     ]
+    calls += [("read_spreadsheet", {"path": f[k]}) for k in ("cut_wb", "cut_sst", "msat", "nobof")]
+    calls += [("probe_table", {"path": f["cut_sst"]}), ("read_document", {"path": f["cut_docx"]})]
     return [c if len(c) == 3 else c + (None,) for c in calls]
 
 
@@ -257,6 +295,21 @@ def test_no_english_fragments_in_answers(sweep):
             if words:
                 found.append((tool, words, text))
     assert not found, "\n".join("%s: %s in %s" % (t, w, m[:200]) for t, w, m in found[:30])
+
+
+LIBRARY_TEXT = re.compile(r"[A-Za-z]+(?:Error|Exception)\b|line \d+, column|\bExpecting\b|\binvalid\b|"
+                          r"\bunclosed\b|not well-formed|Errno|\bcorrupt|sector id|out of range|Unsupported format")
+
+
+def test_no_library_text_in_errors(sweep):
+    """A library's exception text never rides along in brackets (issue 35): what it means is said
+    in Chinese and the text itself goes to the log only."""
+    bad = [(tool, m[:160]) for tool, _args, messages, _keys in sweep for m in messages if LIBRARY_TEXT.search(m)]
+    assert not bad, bad
+    damaged = [m for tool, args, messages, _keys in sweep for m in messages
+               if any(str(args.get("path", "")).endswith(n) for n in ("cut_wb.xlsx", "cut_sst.xlsx", "msat.xls",
+                                                                       "nobof.xls", "cut.docx"))]
+    assert len(damaged) >= 6 and all("损坏" in m or "不完整" in m for m in damaged), damaged
 
 
 def test_the_english_check_itself():

@@ -277,3 +277,24 @@ def test_deadline_gives_partial_groups_that_say_so(run, tmp_path):
     assert got == sum((Decimal("%d.25" % i) for i in range(used)), Decimal(0))
     whole = run("calc_table", {"path": str(src), "group_by": ["类别"], "metrics": [{"column": "金额", "func": "sum"}]})
     assert whole.ok and whole.data["complete"] is True and "stopped_at" not in whole.data
+
+
+def test_averages_rounded_for_display_exact_beside(run, tmp_path):
+    """Issue 35: an average came back as 1234.5666666667. It is shown to the column's own
+    precision (at least 2 decimals, half up as Excel does), the exact value beside it in
+    ``<alias>_精确值`` only where rounding changed it; one column is rounded alike in every group."""
+    import openpyxl
+    path = str(tmp_path / "报销.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["部门", "金额", "比率"])
+    for row in (["A", 1234.5, 0.1234], ["A", 1234.57, 0.2], ["A", 1234.63, 0.3], ["B", 10, 0.5], ["B", 20, 0.25]):
+        ws.append(row)
+    wb.save(path)
+    data = ok(run("calc_table", {"path": path, "group_by": ["部门"],
+                                 "metrics": [{"column": "金额", "func": "avg"}, {"column": "比率", "func": "avg"}]}))
+    a, b = data["groups"]
+    assert a["金额_平均"] == 1234.57 and abs(a["金额_平均_精确值"] - 3703.7 / 3) < 1e-6
+    assert a["比率_平均"] == 0.2078 and "比率_平均_精确值" not in a          # 0.6234 / 3 is exact at 4 places
+    assert b["金额_平均"] == 15 and "金额_平均_精确值" not in b
+    assert b["比率_平均"] == 0.375 and "比率_平均_精确值" not in b           # the column shows 4 places

@@ -477,3 +477,26 @@ def test_errors_are_chinese_and_actionable(run, dirty, tmp_path):
     assert "找不到" in fail(run("clean_table", {"path": str(tmp_path / "没有.xlsx")}))
     assert "工作表" in fail(run("clean_table", {"path": dirty, "sheet": "不存在"}))
     assert not os.path.exists(str(tmp_path / "x.pdf"))
+
+
+def test_rerun_over_its_own_output_writes_a_new_file(run, tmp_path):
+    """Issue 35: clean_table took 4-5 s when the output existed (1 s fresh): replacing the one
+    sheet of a one-sheet workbook loaded and re-saved it through openpyxl. Such a workbook is now
+    written like a new file (no openpyxl theme part in it); a workbook with a second sheet or a
+    name of the user's still keeps them (openpyxl path)."""
+    import zipfile
+    src = tmp_path / "台账.csv"
+    src.write_text('日期,名称,金额\n2024/1/2,甲,"￥1,200.50"\n2024/1/3,乙,300\n', encoding="utf-8")
+    out = str(tmp_path / "台账_清洗.xlsx")
+    first = ok(run("clean_table", {"path": str(src), "out_path": out}))
+    again = ok(run("clean_table", {"path": str(src), "out_path": out}))
+    assert again["rows_written"] == first["rows_written"] and again["backup"]
+    with zipfile.ZipFile(out) as zf:
+        assert "xl/theme/theme1.xml" not in zf.namelist()
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == [first["out_sheet"]] and wb.active["C2"].value == 1200.5
+    wb.create_sheet("说明")["A1"] = "手写的说明"
+    wb.save(out)
+    ok(run("clean_table", {"path": str(src), "out_path": out}))
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == [first["out_sheet"], "说明"] and wb["说明"]["A1"].value == "手写的说明"

@@ -67,6 +67,7 @@ def representative(home):
         "find_files": {"pattern": "*.txt", "path": str(home)},
         "file_info": {"path": SAMPLE},
         "delete_file": {"path": "删我.txt"},
+        "restore_file": {},
         "read_text_file": {"path": str(home / "说明.txt")},
     }
 

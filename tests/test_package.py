@@ -322,6 +322,7 @@ def _every_call(f, out):
         ("find_files", {"pattern": "*.xlsx", "path": out}, lambda d: d["ok"]),
         ("file_info", {"path": x}, lambda d: d["ok"]),
         ("delete_file", {"path": o("笔记.txt")}, lambda d: d["ok"]),
+        ("restore_file", {"item": "笔记.txt"}, lambda d: d["restored"] == "笔记.txt"),
         ("read_text_file", {"path": f["text"]}, lambda d: "第二行" in json.dumps(d, ensure_ascii=False)),
     ]
 

@@ -104,3 +104,59 @@ def test_a_killed_tool_s_decrypted_copy_is_swept_by_the_next_call(run, tmp_path)
     ok(run("read_document", {"path": os.path.join(CRYPT, "report_agile.docx"), "password": SECRET},
            extra_env={"TMPDIR": str(tmp)}))
     assert sorted(os.listdir(str(tmp))) == ["xla-plain-fresh"]
+
+
+# --- issue 35: right passwords that were "wrong" (agile ciphers msoffcrypto-tool does not undo) ---
+
+AGILE = [("AES", 128, "SHA1", 16), ("AES", 192, "SHA1", 16), ("AES", 256, "SHA256", 16),
+         ("AES", 128, "MD5", 16), ("DES", 64, "MD5", 8), ("3DES", 192, "SHA384", 8),
+         ("3DES_112", 128, "SHA1", 8), ("RC2", 128, "SHA1", 8)]
+
+
+@pytest.mark.parametrize("params", AGILE, ids=["-".join(map(str, p[:3])) for p in AGILE])
+def test_agile_ciphers_with_the_right_password(run, tmp_path, params):
+    """Files as Apache POI / Java / .NET tools write them: every cipher and hash the agile spec
+    names opens with the right password and still says "密码不对" for a wrong one."""
+    import agile_encrypt
+    plain = os.path.join(FIXTURES, "formulas_lo.xlsx")
+    path = tmp_path / "book.xlsx"
+    path.write_bytes(agile_encrypt.encrypt(open(plain, "rb").read(), "password", *params))
+    rows = ok(run("read_spreadsheet", {"path": str(path), "password": "password"}))["sheets"][0]["rows"]
+    assert rows == ok(run("read_spreadsheet", {"path": plain}))["sheets"][0]["rows"]
+    assert "密码不对" in fail(run("read_spreadsheet", {"path": str(path), "password": "Password"}))
+
+
+def test_agile_xlsb_docx_and_default_password(run, tmp_path):
+    """An agile xlsb and docx with the password `password`; a docx encrypted with Excel's built-in
+    VelvetSweatshop over AES-128/SHA-1 opens without asking."""
+    import agile_encrypt
+    xlsb = os.path.join(FIXTURES, "xlsb", "ledger_sheetjs.xlsb")
+    path = tmp_path / "ledger.xlsb"
+    path.write_bytes(agile_encrypt.encrypt(open(xlsb, "rb").read(), "password", "AES", 128, "SHA1", 16))
+    rows = ok(run("read_spreadsheet", {"path": str(path), "password": "password"}))["sheets"][0]["rows"]
+    assert rows == ok(run("read_spreadsheet", {"path": xlsb}))["sheets"][0]["rows"]
+    docx = os.path.join(FIXTURES, "documents", "report.docx")
+    text = ok(run("read_document", {"path": docx}))["text"]
+    path = tmp_path / "report.docx"
+    path.write_bytes(agile_encrypt.encrypt(open(docx, "rb").read(), "password", "AES", 192, "SHA1", 16))
+    assert ok(run("read_document", {"path": str(path), "password": "password"}))["text"] == text
+    path.write_bytes(agile_encrypt.encrypt(open(docx, "rb").read(), "VelvetSweatshop", "AES", 128, "SHA1", 16))
+    assert ok(run("read_document", {"path": str(path)}))["text"] == text
+
+
+def test_unsupported_encryption_is_named_not_a_wrong_password(run, tmp_path):
+    """Standard encryption declaring RC4, and an agile file declaring a cipher the spec allows but
+    we do not undo (RC4): the scheme is named, and the answer is not "密码不对"."""
+    import agile_encrypt
+    plain = open(os.path.join(FIXTURES, "formulas_lo.xlsx"), "rb").read()
+    path = tmp_path / "rc4.xlsx"
+    path.write_bytes(agile_encrypt.standard_rc4(plain))
+    result = run("read_spreadsheet", {"path": str(path), "password": "password"})
+    err = fail(result)
+    assert "RC4" in err and "不是密码不对" in err and "密码不对，" not in err
+    assert_contract(result)
+    data = agile_encrypt.encrypt(plain, "password", "AES", 128, "SHA1", 16)
+    path = tmp_path / "agile_rc4.xlsx"
+    path.write_bytes(data.replace(b'cipherAlgorithm="AES"', b'cipherAlgorithm="RC4"'))   # same length
+    err = fail(run("read_spreadsheet", {"path": str(path), "password": "password"}))
+    assert "RC4" in err and "不是密码不对" in err

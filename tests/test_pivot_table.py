@@ -163,6 +163,7 @@ def test_totals_of_avg_max_distinct_come_from_the_data(run, tmp_path):
     assert got[1] == ["华东", 200, 50, 150]
     assert got[2] == ["华北", 10, 25, 20]                 # (10+20+30)/3, not the mean of 10 and 25
     assert got[3] == ["合计", pytest.approx(410 / 3), pytest.approx(100 / 3), 85]
+    assert data["preview"][-1] == ["合计", 136.67, 33.33, 85]     # the answer rounds, the sheet keeps it exact
     data = ok(run("pivot_table", dict(base, value="客户", func="distinct_count", out_path=str(tmp_path / "客.xlsx"))))
     _ws, got = read_sheet(data["path"])
     assert got[1] == ["华东", 2, 1, 2] and got[2] == ["华北", 1, 1, 2] and got[3] == ["合计", 3, 1, 3]

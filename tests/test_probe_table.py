@@ -118,3 +118,52 @@ def test_libreoffice_fixture_and_errors(run):
     res = run("probe_table", {"path": os.path.join(FIXTURES, "tio_encrypted.xlsx")})
     data = assert_contract(res)
     assert not data["ok"] and "加密" in data["error"]
+
+
+def _sheet(path, title, width, merges, cells, data):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = title
+    ws.merge_cells("A1:%s1" % "ABCDEFGH"[width - 1])
+    for ref, value in cells.items():
+        ws[ref] = value
+    for ref in merges:
+        ws.merge_cells(ref)
+    for row in data:
+        ws.append(row)
+    wb.save(str(path))
+    return str(path)
+
+
+def test_three_row_headers_like_real_chinese_sheets(run, tmp_path):
+    """Issue 35: three-row headers were cut to two. A title row, then 姓名/部门 merged down three
+    rows, 2024年 over 上半年/下半年 over the quarters; and a 金额 group over 预算/实际 over a unit
+    row (万元). Every column gets its full name, the data starts under the third row."""
+    path = _sheet(tmp_path / "业绩.xlsx", "2024年销售业绩表", 6, ["A2:A4", "B2:B4", "C2:F2", "C3:D3", "E3:F3"],
+                  {"A2": "姓名", "B2": "部门", "C2": "2024年", "C3": "上半年", "E3": "下半年", "C4": "一季度",
+                   "D4": "二季度", "E4": "三季度", "F4": "四季度"},
+                  [["张三", "销售一部", 100, 200, 300, 400], ["李四", "销售二部", 110, 210, 310, 410]])
+    data = ok(run("probe_table", {"path": path}))
+    assert data["header_rows"] == [2, 3, 4] and data["data_rows"] == 2
+    assert [c["name"] for c in data["columns"]] == ["姓名", "部门", "2024年-上半年-一季度", "2024年-上半年-二季度",
+                                                    "2024年-下半年-三季度", "2024年-下半年-四季度"]
+    assert "三行合并表头" in data["header_reason"]
+    total = ok(run("calc_table", {"path": path, "metrics": [{"column": "2024年-下半年-四季度", "func": "sum"}]}))
+    assert total["groups"][0]["2024年-下半年-四季度_求和"] == 810
+    path = _sheet(tmp_path / "报销.xlsx", "报销台账", 4, ["A2:A4", "B2:C2", "D2:D4"],
+                  {"A2": "项目", "B2": "金额", "D2": "备注", "B3": "预算", "C3": "实际", "B4": "万元", "C4": "万元"},
+                  [["差旅", 10.5, 9.8, "无"], ["办公", 3, 2.5, "无"]])
+    data = ok(run("probe_table", {"path": path}))
+    assert data["header_rows"] == [2, 3, 4] and data["data_rows"] == 2
+    assert [c["name"] for c in data["columns"]] == ["项目", "金额-预算-万元", "金额-实际-万元", "备注"]
+
+
+def test_template_first_data_row_is_not_header(run, tmp_path):
+    """A template merged 序号 down into the first data row (A2:A3): that row is data, not a
+    second header row (it used to become 姓名-张三, 性别-男...)."""
+    path = _sheet(tmp_path / "登记.xlsx", "员工登记表", 4, ["A2:A3"],
+                  {"A2": "序号", "B2": "姓名", "C2": "性别", "D2": "部门", "B3": "张三", "C3": "男", "D3": "销售部"},
+                  [[2, "李四", "女", "财务部"], [3, "王五", "男", "人事部"]])
+    data = ok(run("probe_table", {"path": path}))
+    assert data["header_row"] == 2 and data.get("header_rows") in (None, [2])
+    assert [c["name"] for c in data["columns"]] == ["序号", "姓名", "性别", "部门"] and data["data_rows"] == 3

@@ -93,3 +93,50 @@ def test_damaged_comment_and_container_are_recovered_with_a_warning(run):
     data = ok(run("read_spreadsheet", {"path": os.path.join(OLD, "45290.xls")}))
     assert _rows(data)[0][:3] == ["Auction Date", "Type", "County"] and len(_rows(data)) == 46
     assert "OLE 容器有损坏" in _warnings(data)
+
+
+def test_excellibrary_small_book_in_regular_sectors(run, tmp_path):
+    """Issue 35: an ExcelLibrary-made .xls (a workbook stream under 4,096 bytes kept in ordinary
+    sectors, against the specification) was refused as "目录结构损坏"; Excel, LibreOffice and
+    calamine read it by the sector chain the directory gives, and so do we (with a note)."""
+    import io
+    import olefile
+    import xlwt
+    import biff5
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("Sheet1")
+    for r, row in enumerate([["名称", "金额"], ["甲", 1.5], ["乙", 2]]):
+        for c, v in enumerate(row):
+            ws.write(r, c, v)
+    buf = io.BytesIO()
+    wb.save(buf)
+    ole = olefile.OleFileIO(buf.getvalue())
+    stream = ole.openstream("Workbook").read()
+    ole.close()
+    end = stream.rfind(b"\x0a\x00\x00\x00") + 4           # the last EOF record: xlwt pads after it
+    path = tmp_path / "exlib.xls"
+    path.write_bytes(biff5.small_in_regular_sectors(stream[:end]))
+    data = ok(run("read_spreadsheet", {"path": str(path)}))
+    assert data["sheets"][0]["rows"] == [["名称", "金额"], ["甲", 1.5], ["乙", 2]]
+    assert any("扇区链" in w for w in data.get("warnings", []))
+
+
+def test_biff5_rich_string_with_phonetic_data(run, tmp_path):
+    """Issue 35: a Far-East Excel 95 (BIFF5) file whose rich-string cell (RSTRING) carries
+    phonetic data after its formatting runs: xlrd asserts against it and the sheet was refused.
+    The text is read (as a plain label), with a note."""
+    import biff5
+    stream = biff5.book_stream([["名称", "金额"], ["甲", 1.5]], "gbk", 936)
+    records, pos = [], 0
+    while pos + 4 <= len(stream):
+        size = struct.unpack_from("<H", stream, pos + 2)[0]
+        records.append(stream[pos:pos + 4 + size])
+        pos += 4 + size
+    raw = "乙".encode("gbk")
+    body = struct.pack("<HHHH", 2, 0, 0, len(raw)) + raw + struct.pack("<BBB", 1, 0, 0) + b"\x01\x00\x05\x00abc"
+    rstring = struct.pack("<HH", 0x00D6, len(body)) + body
+    path = tmp_path / "远东95.xls"
+    path.write_bytes(biff5.compound_file(b"".join(records[:-1]) + rstring + records[-1]))
+    data = ok(run("read_spreadsheet", {"path": str(path)}))
+    assert data["sheets"][0]["rows"] == [["名称", "金额"], ["甲", 1.5], ["乙"]]
+    assert any("注音" in w for w in data["warnings"])

@@ -292,8 +292,9 @@ def test_what_needs_openpyxl_is_still_refused(lib, tmp_path):
     from xlakit.errors import ToolError
     target = tmp_path / "大.xlsx"
     lib.write_rows(str(target), [["a", 1], ["b", 2]])
+    lib.write_rows(str(target), [["说明"]], sheet="说明")     # a lone sheet is rewritten as a new file
     before = digest(target)
-    with pytest.raises(ToolError) as err:                   # replacing a sheet: openpyxl's job
+    with pytest.raises(ToolError) as err:                   # replacing one of two sheets: openpyxl's job
         lib.write_rows(str(target), [["x", 1]], mode="overwrite")
     assert "秒时限" in str(err.value) and "新工作表" in str(err.value) and digest(target) == before
     assert "缩小范围" not in str(err.value)

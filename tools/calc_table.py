@@ -227,6 +227,8 @@ def order_groups(records, sort_by, order, group_names, collation="pinyin"):
     desc = order == "desc"
     records.sort(key=lambda r: tuple(tio.sort_key(r[g], collation) for g in group_names), reverse=desc)
 
+EXACT_SUFFIX = "_精确值"
+
 
 def _metric_entry(column, func, alias, skip):
     """One entry of the answer's ``metrics``; a count says what it counted (``counts``)."""
@@ -274,6 +276,8 @@ def calc(table, params):
         skips_empty = [tio.SkipLog() for _ in metrics]
         buckets[None] = [tio.RowCount() if m[0] is None else tio.make_metric(m[1], skips_empty[i])
                          for i, m in enumerate(metrics)]
+    for i in range(len(metrics)):
+        tio.same_places([accs[i] for accs in buckets.values()])
     records = []
     for key, accs in buckets.items():
         record = {}
@@ -284,6 +288,8 @@ def calc(table, params):
                 record[name] = part
         for alias, acc in zip(aliases, accs):
             record[alias] = acc.result()
+            if isinstance(acc, tio.AvgAgg) and acc.rounded():   # shown rounded; the exact value beside it
+                record[alias + EXACT_SUFFIX] = acc.exact()
         records.append(record)
     order_groups(records, sort_by, order, group_names, collation)
     group_count = len(records)

@@ -15,7 +15,7 @@ went and how to put it back.
 Parameters: path (required), relative to the workspace, e.g. ``报告/9月.docx``.
 
 Returns: deleted (name), path, size, size_text, type (file or symlink - a link is removed, never
-its target), trash_path, restore (how to undo), kept_days.
+its target), trash_path, trash_id (restore_file's ``item``), restore (how to undo), kept_days.
 """
 import os
 import sys
@@ -39,7 +39,10 @@ def main(params):
     out = {"deleted": ft.nfc(os.path.basename(path)), "path": path, "type": kind,
            "size": st.st_size if kind == "file" else None,
            "size_text": ft.human_size(st.st_size) if kind == "file" else None,
-           "trash_path": moved["trash_path"], "restore": moved["restore"], "kept_days": moved["kept_days"]}
+           "trash_path": moved["trash_path"], "trash_id": os.path.basename(os.path.dirname(moved["trash_path"])),
+           "kept_days": moved["kept_days"]}
+    out["restore"] = "已移到 %s；要放回 %s，调用 restore_file，item 填「%s」（回收站保留 %d 天）" % (
+        moved["trash_path"], path, out["trash_id"], moved["kept_days"])
     if kind == "symlink":
         out["note"] = "删除的是链接本身，它指向的文件没有改动"
     return out

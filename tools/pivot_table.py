@@ -65,7 +65,8 @@ def main(params):
         if not job.rows_used:
             raise ToolError("没有可透视的数据：%s。请检查 where 条件，或用 probe_table 看看表格内容" % (
                 "where 条件过滤掉了全部 %d 行" % job.rows_filtered if job.rows_filtered else "表里没有数据行"))
-        grid = job.grid()
+        grid = job.grid(exact=True)       # the saved sheet: exact averages, its number format rounds
+        shown = job.grid() if job.func == "avg" else grid
         built = job.build()
         note_rows = []
         if job.stopped_at is not None:
@@ -84,7 +85,7 @@ def main(params):
             rt.warn(note)
 
         show = tio.CellShow(60)
-        preview = [show.row(r) for r in grid]
+        preview = [show.row(r) for r in shown]
         result = {
             "path": saved["path"], "out_sheet": saved["sheet"], "format": saved["format"],
             "source": source, "sheet": table.sheet_name, "header_row": table.header_row,

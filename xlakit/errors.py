@@ -159,3 +159,46 @@ def os_error(exc, path=None, action="访问"):
     if action in ("写入", "删除", "创建文件夹"):    # the files layer's promise on every failed change
         message += "。已有的文件没有被改动"
     return (InputError if is_input else ToolError)(message)
+
+
+# What a library's exception means, in Chinese. Readers used to append ``str(exc)`` to their Chinese
+# message ("（MSAT: invalid sector id: -97）", "JSON（Expecting property name…）"): English the user
+# cannot act on. ``what_broke`` names the damage instead; the library's own text is kept in
+# ``DETAILS``, which the runtime writes to ~/.xla/logs/details-*.jsonl when the call fails.
+DETAILS = []
+
+
+def what_broke(exc):
+    """A short Chinese phrase for what ``exc`` (raised while parsing a file or input) means."""
+    name = type(exc).__name__
+    text = str(exc)
+    DETAILS.append("%s: %s" % (name, text[:500]))
+    low = text.lower()
+    if isinstance(exc, OSError) and getattr(exc, "errno", None):
+        return str(os_error(exc)).rstrip("。")
+    if name == "JSONDecodeError":
+        return "第 %d 行第 %d 列附近不是合法的 JSON 写法，可能少了引号、逗号或括号" % (exc.lineno, exc.colno)
+    if name in ("ParseError", "ExpatError", "XMLSyntaxError", "SAXParseException"):
+        pos = getattr(exc, "position", None) or (getattr(exc, "lineno", None), getattr(exc, "offset", None))
+        if pos and pos[0]:
+            return "XML 内容在第 %s 行第 %s 列附近不完整或有错" % (pos[0], (pos[1] or 0) + 1)
+        return "XML 内容不完整或有错"
+    if name in ("BadZipFile", "BadZipfile", "LargeZipFile") or "zip" in low and "crc" not in low:
+        return "压缩结构损坏或不完整"
+    if name == "error" and type(exc).__module__ == "zlib" or "crc" in low or "decompress" in low:
+        return "压缩数据损坏（校验不通过）"
+    if "msat" in low or "sector" in low or "compdoc" in name.lower() or "olefile" in type(exc).__module__:
+        return "OLE 复合文件的扇区表损坏"
+    if "unsupported format" in low or "not a known" in low or "expected bof" in low:
+        return "开头不是能识别的工作簿记录"
+    if isinstance(exc, EOFError) or "truncat" in low or "unexpected end" in low:
+        return "文件在中途被截断"
+    if isinstance(exc, UnicodeError):
+        return "文字编码与声明的不符"
+    if isinstance(exc, KeyError):
+        return "缺少必要的部件或记录"
+    if name == "error" and type(exc).__module__ == "struct" or isinstance(exc, (IndexError, OverflowError)):
+        return "记录的长度与内容对不上"
+    if isinstance(exc, (ValueError, TypeError, AssertionError, AttributeError)):
+        return "数据格式不对"
+    return "内容无法解析"

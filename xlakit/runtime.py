@@ -25,7 +25,8 @@ import traceback
 from . import manifest as xla_manifest
 # The error types are re-exported (``rt.ToolError``) for short tool scripts; paths and files are
 # not: a tool imports ``xlakit.fs.paths`` / ``xlakit.fs.files`` so every path and write rule has one home.
-from .errors import Deadline, FormatError, InputError, TimeUp, ToolError, os_error  # noqa: F401 - re-exported
+from .errors import Deadline, FormatError, InputError, TimeUp, ToolError, os_error, what_broke  # noqa: F401 - re-exported
+from . import errors as _errors
 from .wire import ERROR_LIMIT, OUTPUT_LIMIT, clean_surrogates, json_text, text_size  # noqa: F401
 # rt.progress(done, total, note): one "[xla-progress] {...}" line on stderr (xlakit/progress.py).
 from .progress import report as progress  # noqa: F401 - re-exported
@@ -233,7 +234,26 @@ def _fail(message, code, extra=None):
         text = json_text({"ok": False, "error": message})
     _write_stream(sys.stdout, text)
     _write_stream(sys.stderr, message)
+    _log_details(message)
     return code
+
+
+def _log_details(message):
+    """The library text behind a Chinese error (``errors.what_broke``) goes to the log, not to the
+    model: ~/.xla/logs/details-YYYYMMDD.jsonl, one line per failed call; never fails the call."""
+    if not _errors.DETAILS:
+        return
+    try:
+        import datetime
+        folder = os.path.join(os.path.expanduser("~"), ".xla", "logs")
+        os.makedirs(folder, exist_ok=True)
+        now = datetime.datetime.now()
+        line = json_text({"time": now.isoformat(timespec="seconds"), "error": message[:300],
+                          "details": _errors.DETAILS[-5:]})
+        with open(os.path.join(folder, "details-%s.jsonl" % now.strftime("%Y%m%d")), "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass
 
 
 def _debug(exc):
@@ -250,7 +270,7 @@ def describe_exception(exc):
     if isinstance(exc, OSError):
         return str(os_error(exc))
     if isinstance(exc, UnicodeError):
-        return "文本编码无法识别（%s）。请把文件另存为 UTF-8 后再试" % exc
+        return "文本编码无法识别（%s）。请把文件另存为 UTF-8 后再试" % what_broke(exc)
     return "工具内部错误（%s：%s）。这是工具的缺陷，不是你的输入问题；可以换一种参数重试，或把这条错误告诉用户" % (
         type(exc).__name__, str(exc)[:300])
 
@@ -286,7 +306,7 @@ def read_input(stream=None):
     except RecursionError:
         raise InputError(xla_manifest.too_deep())
     except ValueError as exc:
-        raise InputError("输入不是合法的 JSON（%s）。请发送一个 JSON 对象，例如 {\"path\": \"~/a.xlsx\"}" % exc)
+        raise InputError("输入不是合法的 JSON（%s）。请发送一个 JSON 对象，例如 {\"path\": \"~/a.xlsx\"}" % what_broke(exc))
     problem = xla_manifest.nesting_problem(data)    # before the (recursive) cleaning below
     if problem:
         raise InputError(problem)

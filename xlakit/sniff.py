@@ -424,7 +424,7 @@ def _classify_zip(fh, entries, names):
                 mime = candidate
                 break
     if mime in ODF_MIMES:
-        # saved with a password: the parts are encrypted, the manifest says how (xlakit.odf_crypt)
+        # saved with a password: the parts are encrypted, the manifest says how (xlakit.crypt.odf)
         locked = "meta-inf/manifest.xml" in entries and \
             b"encryption-data" in _read_small(fh, entries["meta-inf/manifest.xml"])
         return Kind(ODF_MIMES[mime], mime=mime, encrypted=locked)

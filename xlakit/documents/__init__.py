@@ -18,7 +18,7 @@ deadline with ``Document.next_page`` set: the caller continues from there.
 """
 import importlib
 
-from .. import crypt
+from ..crypt import office as crypt
 from ..errors import FormatError, os_error
 from ..sniff import sniff
 from .base import Builder, Document, Enough
@@ -56,7 +56,7 @@ def read(path, stop_at=None, deadline=None, kind=None, ocr="auto", start_page=No
     ``ocr``: "auto" | "off" | "force"; ``start_page``: first page to read (PDF, multi-page TIFF).
     ``skip_to``: the offset the caller will show text from; a PDF then starts at the page holding
     it and the text before is blank padding of the same length (``page_offsets``).
-    ``password``: the open password of an encrypted Office file (``xlakit.crypt`` decrypts it to a
+    ``password``: the open password of an encrypted Office file (``xlakit.crypt.office`` decrypts it to a
     private copy that is read instead) or PDF (pypdf); never echoed anywhere. ``_plain``: this is
     that copy (a decrypted .ppt keeps its EncryptedSummary stream, so it is not asked again)."""
     try:

@@ -9,7 +9,7 @@ first pages only.
 import re
 import zipfile
 
-from ..errors import FormatError
+from ..errors import FormatError, what_broke
 
 __all__ = ["Builder", "Document", "Enough", "FormatError", "zip_read", "zip_xml", "clean_inline", "fix_surrogates",
            "MAX_PART"]
@@ -61,7 +61,10 @@ _WHY = (
 
 def why(exc):
     """A short Chinese reason for a library exception ("File is not a zip file" ->
-    "不是完整的 zip 压缩包"); the line and column of an XML error are kept, English never."""
+    "不是完整的 zip 压缩包"); the line and column of an XML error are kept, English never. The
+    documents' own wording first, else the general one (``errors.what_broke``, which also keeps
+    the library's text for the log)."""
+    general = what_broke(exc)               # also keeps the library's own text for the log
     text = str(exc) or ""
     if text and not re.search(r"[A-Za-z]", text):
         return text                         # already ours (Chinese, or numbers only)
@@ -72,7 +75,7 @@ def why(exc):
             if where and "XML" in meaning:
                 return "%s（第 %s 行第 %s 列附近）" % (meaning, where.group(1), where.group(2))
             return meaning
-    return "内部结构无法解析"
+    return general
 
 
 class Builder:

@@ -13,7 +13,7 @@ Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only th
 table cell or, when the paragraph properties say "table terminating paragraph" (read from the
 PAPX FKPs), a row; headings come from the paragraph's style (built-in "heading 1–9") or outline
 level; list labels ("一、", "1.1") from the list tables (``doc_lists``) through the paragraph's or
-its style's sprmPIlfo/sprmPIlvl. Encrypted documents are decrypted first (``xlakit.crypt``).
+its style's sprmPIlfo/sprmPIlvl. Encrypted documents are decrypted first (``xlakit.crypt.office``).
 
 Word 6.0/95 files (FIB ``nFib`` 101-105, ident not 0xA5EC) have a shorter fixed FIB, keep the
 piece table in the WordDocument stream itself and store every character as one 8-bit byte (or

@@ -76,7 +76,7 @@ def _decrypt(reader, pydeps_boot, password):
                 return
         except Exception as exc:  # noqa: BLE001 - e.g. AES without the crypto library
             if "cryptography" in str(exc) or "AES" in str(exc):
-                raise FormatError(NO_AES % type(exc).__name__)
+                raise FormatError(NO_AES % "cryptography 没有装上")
     raise FormatError(WRONG_PASSWORD if password else PASSWORD, encrypted=True, wrong_password=bool(password))
 
 

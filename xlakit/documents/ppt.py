@@ -14,7 +14,7 @@ Notes: the slide atom names its notes container; the notes page's body text (tex
 comes after the slide as ``【备注】``. Titles (text type 0/6) become ``##`` headings, like pptx.
 
 A damaged edit chain falls back to reading the records front to back (the slide list text only).
-Encrypted files are decrypted before they get here (``xlakit.crypt``).
+Encrypted files are decrypted before they get here (``xlakit.crypt.office``).
 """
 import struct
 

@@ -4,6 +4,8 @@ Sums are exact decimals (each float enters through its shortest repr, so 0.1 + 0
 total matches Excel's SUM); cells a metric cannot use are counted with examples (``SkipLog``),
 never read as 0. calc_table uses these today, pivot_table and the other table tools next.
 """
+from decimal import ROUND_HALF_UP
+
 from ..collate import value_key
 from ..errors import ToolError
 from .values import (_PLAIN_RE, Decimal, INVALID, _clean_float, as_datetime, decimal_out, display, display_text,
@@ -202,14 +204,66 @@ class SumAgg(object):
         return decimal_out(self.total)
 
 
+AVG_MIN_PLACES = 2      # an average is shown like money at least: 1234.57, not 1234.5666666667
+AVG_MAX_PLACES = 6
+
+
+def same_places(accs):
+    """Give every average of one metric the column's precision (the most decimals any group saw),
+    so groups of one column are shown alike."""
+    places = max([a.places for a in accs if isinstance(a, AvgAgg)] or [0])
+    for acc in accs:
+        if isinstance(acc, AvgAgg):
+            acc.places = places
+
+
+def _places(value):
+    """Decimal places a cell shows (``12.5`` -> 1, ``"0.1234"`` -> 4; ints 0)."""
+    if value.__class__ is float:
+        text = repr(value)
+        if "e" in text or "E" in text:
+            exp = Decimal(text).as_tuple().exponent
+            return -exp if isinstance(exp, int) and exp < 0 else 0
+        dot = text.find(".")
+        return 0 if dot < 0 or text.endswith(".0") else len(text) - dot - 1
+    number = to_decimal(value)
+    if number is None or number is INVALID:
+        return 0
+    exp = number.as_tuple().exponent
+    return -exp if isinstance(exp, int) and exp < 0 else 0
+
+
 class AvgAgg(SumAgg):
-    __slots__ = ()
+    """An average, rounded for display to the column's own precision (at least 2, at most 6
+    decimals: what a person writes down); ``exact()`` keeps the unrounded value for whoever needs
+    it (issue 35: ``1234.5666666667`` came back)."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, skip):
+        SumAgg.__init__(self, skip)
+        self.places = 0
+
+    def add(self, value, row_number):
+        n = self.n
+        SumAgg.add(self, value, row_number)
+        if self.n != n and value.__class__ is not int and self.places < AVG_MAX_PLACES:
+            self.places = max(self.places, min(_places(value), AVG_MAX_PLACES))
+
+    def exact(self):
+        if not self.n:
+            return None
+        return _clean_float(float("%.12g" % float(self.total / self.n)))
 
     def result(self):
         if not self.n:
             return None
-        value = float(self.total / self.n)
-        return _clean_float(float("%.12g" % value))
+        step = Decimal(1).scaleb(-max(AVG_MIN_PLACES, self.places))
+        return _clean_float(float((self.total / self.n).quantize(step, rounding=ROUND_HALF_UP)))
+
+    def rounded(self):
+        """True when ``result()`` differs from ``exact()``."""
+        return self.n and self.result() != self.exact()
 
 
 class ExtremeAgg(object):

@@ -13,6 +13,7 @@ from ..errors import ToolError
 from .values import INVALID, col_letter, display_text, is_empty, is_total_label, parse_date, to_decimal
 
 HEADER_SCAN_ROWS = 30       # non-empty rows looked at to find the header
+MAX_HEADER_ROWS = 3         # group title / sub-title / unit: deeper headers are rare and ambiguous
 
 # =============================================================================================
 # Header detection
@@ -134,25 +135,37 @@ def detect_header(sample, merges=(), header_row=None):
     top = _filled_row(by_row[rownum], rownum, merge_index, width)
     names = [_label_text(v) for v in top]
     combined = []
-    second = _second_header_row(rownum, profiles, index, by_row, merge_index, width)
-    if second is not None:
-        rows = (rownum, second)
-        bottom = _filled_row(by_row[second], second, merge_index, width)
-        if not merge_index.covering(rownum):          # merges lost: spread each group title right
-            names = _group_fill(names, profiles[index + 1]["label_cols"], width)
+    # a header of two or three rows (group titles merged over sub-titles, a unit row under them):
+    # each further row joins while the rows above hand merges down to it and it is labels
+    upper_row, upper_index = rownum, index
+    while len(rows) < MAX_HEADER_ROWS:
+        lower = _second_header_row(upper_row, profiles, upper_index, by_row, merge_index, width,
+                                   first=len(rows) == 1)
+        if lower is None:
+            break
+        bottom = _filled_row(by_row[lower], lower, merge_index, width)
+        if len(rows) == 1 and not merge_index.covering(rownum):   # merges lost: spread each group title right
+            names = _group_fill(names, profiles[upper_index + 1]["label_cols"], width)
         vspans = set()
-        for m in merge_index.covering(rownum):
-            if m[0] == rownum and m[2] >= second:
+        for m in merge_index.covering(upper_row):
+            if m[0] <= upper_row and m[2] >= lower and m[0] >= rownum:
                 vspans.update(range(m[1] - 1, m[3]))
         for c in range(width):
-            upper, lower = names[c], _label_text(bottom[c])
-            if c in vspans or not lower or lower == upper:
+            above, below = names[c], _label_text(bottom[c])
+            if c in vspans or not below or below == above or above.endswith("-" + below):
                 continue
-            names[c] = "%s-%s" % (upper, lower) if upper else lower
-            if upper:
-                combined.append("%s + %s → %s" % (upper, lower, names[c]))
-        reason += "；第 %d、%d 行是两行合并表头，已合成一个列名（如「%s」）" % (
-            rownum, second, combined[0].split("→ ")[-1] if combined else names[0])
+            names[c] = "%s-%s" % (above, below) if above else below
+        rows += (lower,)
+        upper_row, upper_index = lower, upper_index + 1
+    if len(rows) > 1:
+        tops = [_label_text(v) for v in top]
+        combined = ["%s → %s" % (" + ".join(x for x in ([tops[c]] + names[c][len(tops[c]) + 1:].split("-")
+                                                          if tops[c] and names[c].startswith(tops[c] + "-")
+                                                          else [names[c]]) if x), names[c])
+                    for c in range(width) if names[c] != tops[c] and "-" in names[c]]
+        reason += "；第 %s 行是%s行合并表头，已合成一个列名（如「%s」）" % (
+            "、".join(str(r) for r in rows), "两" if len(rows) == 2 else "三",
+            combined[0].split("→ ")[-1] if combined else names[0])
     return HeaderInfo(rows, _unique_names(names, width), reason, combined, width)
 
 
@@ -207,26 +220,42 @@ def _filled_row(values, rownum, merge_index, width):
     return row
 
 
-def _second_header_row(rownum, profiles, index, by_row, merge_index, width):
-    """The row under the header when the two form one merged header: the header row has a merge
-    spanning several columns (``2024年`` over ``1月``/``2月``) or a cell merged down into the next
-    row, and the next row is labels under it."""
+def _second_header_row(rownum, profiles, index, by_row, merge_index, width, first=True):
+    """The row under header row ``rownum`` when the two belong to one merged header: a merge in
+    the header spans several columns (``2024年`` over ``1月``/``2月``) or reaches down into the
+    next row (``姓名`` merged over two rows), and the next row is labels under it. ``first``
+    False: ``rownum`` is itself a lower header row (a third row is asked for); only merges that
+    start in it or come down through it count then.
+
+    Guards against taking a table's first data row into the header (templates merge a cell such
+    as 序号 down into it): the row must be all labels, two sub-titles under a group title, and it
+    must not look like the row after it (text in the same columns again = data)."""
     nxt = rownum + 1
-    if nxt not in by_row or index + 1 >= len(profiles):
+    if nxt not in by_row or index + 1 >= len(profiles) or profiles[index + 1]["row"] != nxt:
         return None
-    merges_here = [m for m in merge_index.covering(rownum) if m[0] == rownum]
-    horizontal = [m for m in merges_here if m[3] > m[1] and m[2] == rownum]
-    vertical = [m for m in merges_here if m[2] >= nxt]
+    covering = merge_index.covering(rownum)
+    horizontal = [m for m in covering if m[0] == rownum and m[3] > m[1] and m[2] == rownum]
+    vertical = [m for m in covering if m[2] >= nxt and (first and m[0] == rownum or not first)]
     if not horizontal and not vertical:
+        if not first:
+            return None
         return nxt if _unmerged_group_header(profiles[index], profiles[index + 1], width) else None
     q = profiles[index + 1]
     if q["n"] == 0 or q["labels"] < max(1, 0.7 * q["n"]):
         return None
-    under = set()
-    for m in horizontal:
-        under.update(range(m[1] - 1, m[3]))
-    if horizontal and not (q["label_cols"] & under):
-        return None
+    if horizontal:
+        best = max(len(q["label_cols"] & set(range(m[1] - 1, m[3]))) for m in horizontal)
+        if best < 2:
+            return None                   # a group title has two or more sub-titles under it
+    else:
+        down = set()
+        for m in vertical:
+            down.update(range(m[1] - 1, m[3]))
+        if q["labels"] < q["n"] or not (q["label_cols"] - down):
+            return None
+        after = profiles[index + 2] if index + 2 < len(profiles) else None
+        if after is not None and after["row"] == nxt + 1 and q["label_cols"] <= after["label_cols"]:
+            return None                   # the row after has text in the same columns: q is data
     return nxt
 
 

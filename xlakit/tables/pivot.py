@@ -22,7 +22,7 @@ Date buckets: ``2024`` / ``2024Q3`` / ``2024-09`` / ``2024-W36`` (ISO week) / ``
 import datetime
 
 from ..errors import ToolError
-from .aggregate import (BUCKET_NAMES, Bucketer, RowCount, SkipLog, check_bucket, check_func, count_meaning,
+from .aggregate import (BUCKET_NAMES, Bucketer, RowCount, SkipLog, same_places, check_bucket, check_func, count_meaning,
                         make_metric, sort_key)
 from .values import Decimal, as_datetime, key_value
 
@@ -52,6 +52,8 @@ def merge_into(dst, src, func):
     if func in ("sum", "avg"):
         dst.total += src.total
         dst.n += src.n
+        if func == "avg":
+            dst.places = max(dst.places, src.places)
     elif func == "count":
         dst.n += src.n
         dst.filled += src.filled
@@ -352,21 +354,30 @@ class Pivot(object):
     def _label(key):
         return BLANK if key is None else key
 
-    def result_of(self, acc):
-        return None if acc is None else acc.result()
+    def result_of(self, acc, exact=False):
+        if acc is None:
+            return None
+        return acc.exact() if exact and hasattr(acc, "exact") else acc.result()
 
     @property
     def corner(self):
         return "%s：%s ＼ %s" % (self.value_label, self.row.name, self.col.name)
 
-    def grid(self):
-        """The pivot sheet as rows: header, body rows, the 合计 row (values ready for write_rows)."""
+    def grid(self, exact=False):
+        """The pivot sheet as rows: header, body rows, the 合计 row (values ready for write_rows).
+        Averages are rounded for display (the answer's preview); ``exact`` keeps them unrounded
+        (the saved sheet, whose number format does the rounding, so Excel sums stay exact). One
+        value column is rounded alike everywhere (``same_places``)."""
         b = self.build()
+        every = [line.get(ck) for _rk, line, _t in b["body"] for ck in b["col_order"]]
+        every += [t for _rk, _l, t in b["body"]] + [b["foot"][ck] for ck in b["col_order"]] + [b["grand"]]
+        same_places([a for a in every if a is not None])
+        r = lambda acc: self.result_of(acc, exact)   # noqa: E731
         out = [[self.corner] + list(b["col_labels"]) + [TOTAL]]
         for rk, line, total in b["body"]:
             label = self._label(rk)
-            out.append([label] + [self.result_of(line.get(ck)) for ck in b["col_order"]] + [total.result()])
-        out.append([TOTAL] + [b["foot"][ck].result() for ck in b["col_order"]] + [b["grand"].result()])
+            out.append([label] + [r(line.get(ck)) for ck in b["col_order"]] + [r(total)])
+        out.append([TOTAL] + [r(b["foot"][ck]) for ck in b["col_order"]] + [r(b["grand"])])
         return out
 
     @property

@@ -14,7 +14,7 @@ import zipfile
 
 from .. import opc
 from .. import sniff as sniffer
-from ..errors import FormatError, ToolError
+from ..errors import FormatError, ToolError, what_broke
 
 FORMATS = {".xlsx": "xlsx", ".xlsm": "xlsm", ".xls": "xls", ".csv": "csv"}
 SHEET_NAME_MAX = 31
@@ -136,10 +136,39 @@ def inspect_xlsx(path, replacing=None):
             sheets = [n for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")]
             found, cells, rich = _scan_parts(zf, sheets, [n for n in names if n == "xl/sharedStrings.xml"])
             lost += [label for label in found if label not in lost]
-            return {"lost": lost, "cells": cells, "rich_text": rich, "replaced": replaced}
+            return {"lost": lost, "cells": cells, "rich_text": rich, "replaced": replaced,
+                    "lone_sheet": _lone_sheet(zf, names)}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
         raise ToolError("「%s」已损坏，无法打开（%s）。请把数据写到一个新文件（换个 path），或先用 Excel 打开修复后另存。"
-                        "原文件没有改动" % (name, exc))
+                        "原文件没有改动" % (name, what_broke(exc)))
+
+
+def _lone_sheet(zf, names):
+    """The name of a workbook's only worksheet when the workbook holds nothing besides it that a
+    rewrite from scratch would drop (defined names, protection, external links, a VBA project,
+    custom properties); else None. Replacing that sheet is then writing a new file (``write.py``),
+    not a load and re-save of the whole workbook through openpyxl (4-5 s for a 30k-row sheet)."""
+    if any(n.startswith(("xl/externalLinks/", "xl/vbaProject", "customXml/", "docProps/custom"))
+           for n in names):
+        return None
+    try:
+        text = opc.read_part(zf, "xl/workbook.xml")
+    except (FormatError, KeyError):
+        return None
+    if re.search(rb"<(?:\w+:)?(?:workbookProtection|fileSharing)[\s>]", text):
+        return None
+    root = ET.fromstring(text)
+    for el in root.iter():
+        # the sheet's own built-in names (print titles, filter range) go with it; any other name
+        # is the user's and would be lost
+        if el.tag.rsplit("}", 1)[-1] == "definedName" and not (
+                (el.get("name") or "").startswith("_xlnm.") and el.get("localSheetId") == "0"):
+            return None
+    sheets = [el for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "sheet"]
+    if len(sheets) != 1 or (sheets[0].get("state") or "visible") != "visible":
+        return None
+    worksheets = [n for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")]
+    return sheets[0].get("name") if len(worksheets) == 1 else None
 
 
 def _sheet_only_parts(zf, names, wanted, path):

@@ -38,7 +38,7 @@ from ..errors import ToolError
 from . import csv_write, xls_write, xlsx_append, xlsx_chart, xlsx_existing, xlsx_new
 from .cells import LIMITS, WIDTH_SAMPLE_ROWS, excel_serial, looks_like_header, prepare_rows, to_cell  # noqa: F401
 from .target import DEFAULT_SHEET, RESAVE_RESERVE, check_sheet_name, detect_format, inspect_xlsx, lossy_error, \
-    resave_seconds, too_big_to_resave
+    pick_sheet, resave_seconds, too_big_to_resave
 
 __all__ = ["write_rows", "default_output_path", "to_cell", "excel_serial"]
 TOOL_BUDGET = 50.0          # seconds a tool may work (runtime.BUDGET; this package never imports the runtime)
@@ -93,8 +93,9 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     rows, footer lines: they move down and their sums are updated, ``totals_updated``) when there
     is one, else after the last row holding a value (xlsx) / at the end of the file (csv);
     ``position`` "end" always after the last row. An existing xlsx is appended to (or given a new
-    sheet) by editing its package directly, whatever its size; only replacing a sheet of an
-    existing workbook re-saves it through openpyxl, refused up front when that would not fit in
+    sheet) by editing its package directly, whatever its size; a workbook that is just the one
+    sheet being replaced is written like a new file; only replacing a sheet of another existing
+    workbook re-saves it through openpyxl, refused up front when that would not fit in
     the time left (``deadline``: the tool's ``rt.deadline``; without one, a fresh tool's budget).
     ``styles`` (optional: ``bold_rows``, ``bold_cols``, ``number_format``, ``freeze``; see
     ``xlsx_new``) dresses a NEW xlsx file (pivot_table's bold totals); other targets ignore it.
@@ -149,6 +150,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
     info = {"row_count": row_count}
     counter = [0]
     direct = None
+    fresh_title = None
     try:
         lock = files.locked(path)
         lock.acquire()
@@ -170,7 +172,13 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
                 direct.chart = job
                 if direct.kind == "append":
                     job.check_names(direct.first_values if looks_like_header(direct.first_values) else None)
-            if direct is None:
+            lone = found.get("lone_sheet")
+            if direct is None and mode == "overwrite" and fmt == "xlsx" and not lost and lone is not None \
+                    and pick_sheet([lone], sheet, path) == lone:
+                # the workbook is that one sheet: replacing it is writing a new file (the fast
+                # writer), not loading and re-saving the old rows through openpyxl
+                fresh_title = lone
+            elif direct is None:
                 if lost and not allow_lossy:
                     raise lossy_error(path, lost)
                 seconds = resave_seconds(found["cells"])
@@ -189,7 +197,7 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
             plan = csv_write.inspect(path, mode, position) if exists else csv_write.CsvTarget()
         elif fmt == "xls":
             plan = xls_write.plan(path, sheet, allow_lossy, info)
-        elif exists and direct is None:
+        elif exists and direct is None and fresh_title is None:
             plan = xlsx_existing.plan(path, fmt, sheet, mode, info)
 
         def write(tmp):
@@ -199,12 +207,13 @@ def write_rows(path, rows, sheet=None, mode="overwrite", allow_lossy=False, styl
                 xls_write.write(tmp, plan, head, prepared, counter, info)
             elif direct is not None:
                 xlsx_append.write(tmp, direct, head, prepared, stats, counter, info)
-            elif exists:
+            elif exists and fresh_title is None:
                 xlsx_existing.write(tmp, fmt, plan, sheet, mode, head, prepared, stats, counter, info, chart=job)
             else:
-                title = sheet or DEFAULT_SHEET
+                title = fresh_title or sheet or DEFAULT_SHEET
                 xlsx_new.write_new(tmp, title, head, prepared, stats, counter, styles=styles, chart=job)
-                info.update(action="new_file", sheet=title, sheets=[title], start_row=1, total_rows=counter[0])
+                info.update(action="replaced_sheet" if fresh_title else "new_file", sheet=title, sheets=[title],
+                            start_row=1, total_rows=counter[0])
 
         backup = files.atomic_write(path, write, backup=exists, lock=False)
     finally:

@@ -10,7 +10,7 @@ import itertools
 import os
 
 import pydeps_boot  # noqa: E402 - the root is on sys.path in every tool and test
-from ..errors import FormatError, ToolError
+from ..errors import FormatError, ToolError, what_broke
 from .cells import DATE_FORMAT, DATETIME_FORMAT, TEXT_FORMAT, TIME_FORMAT, column_widths, is_digit_text, looks_like_header
 from .target import DEFAULT_SHEET, pick_sheet, real_kind
 
@@ -39,7 +39,7 @@ def _read_sheets(path):
             raise ToolError("「%s」设置了密码（已加密），无法写入。请在 Excel/WPS 里去掉密码后另存，或把数据写到一个新文件。"
                             "原文件没有改动" % name)
         raise ToolError("「%s」已损坏或不是有效的 xls 文件（%s）。请把数据写到一个新文件（换个 path）。原文件没有改动" % (
-            name, str(exc)[:200]))
+            name, what_broke(exc)))
     try:
         sheets = []
         for info in book.sheets:
@@ -52,7 +52,7 @@ def _read_sheets(path):
         return sheets
     except FormatError as exc:
         raise ToolError("「%s」已损坏，无法读取（%s）。请把数据写到一个新文件（换个 path）。原文件没有改动" % (
-            name, str(exc)[:200]))
+            name, what_broke(exc)))
     finally:
         book.close()
 

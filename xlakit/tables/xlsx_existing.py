@@ -17,7 +17,7 @@ import itertools
 import os
 
 import pydeps_boot  # noqa: E402 - the root is on sys.path in every tool and test
-from ..errors import ToolError
+from ..errors import ToolError, what_broke
 from .cells import (DATE_FORMAT, DATETIME_FORMAT, LIMITS, TEXT_FORMAT, TIME_FORMAT, clean_xml_row, column_widths,
                     is_digit_text, is_repeated_header, looks_like_header, note, too_many_rows)
 from .target import DEFAULT_SHEET, pick_sheet
@@ -150,9 +150,9 @@ def plan(path, fmt, wanted, mode, info):
         wb = openpyxl.load_workbook(path, keep_vba=(fmt == "xlsm"), keep_links=True,
                                     rich_text=bool(info.get("rich_text", True)))
     except Exception as exc:  # noqa: BLE001 - openpyxl raises many types for broken files
-        raise ToolError("无法打开「%s」（%s: %s），文件可能已损坏。请把数据写到一个新文件（换个 path），"
+        raise ToolError("无法打开「%s」（%s），文件可能已损坏。请把数据写到一个新文件（换个 path），"
                            "或先用 Excel 打开修复后另存。原文件没有改动" % (
-                               os.path.basename(path), type(exc).__name__, str(exc)[:200]))
+                               os.path.basename(path), what_broke(exc)))
     target = pick_sheet(wb.sheetnames, wanted, path)
     if target is not None and not isinstance(wb[target], Worksheet):
         raise ToolError("「%s」是图表工作表，不能写入数据。请换一个工作表名" % target)

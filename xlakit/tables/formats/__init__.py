@@ -33,7 +33,7 @@ import re
 
 from ... import sniff as sniffer
 from ... import text as xtext
-from ... import crypt
+from ...crypt import office as crypt
 from ...errors import os_error
 from ._base import FormatError, SheetInfo, BaseBook, NOCACHE_WARNING, classify_format, serial_to_value
 
@@ -173,7 +173,7 @@ def _refusal(kind):
 def open_book(path, password=None, _plain=False, **options):
     """Open ``path`` with the reader its content calls for. Raises FormatError.
 
-    ``password``: the open password of an encrypted workbook (``xlakit.crypt``: OOXML, legacy xls
+    ``password``: the open password of an encrypted workbook (``xlakit.crypt.office``: OOXML, legacy xls
     RC4/CryptoAPI; Excel's default "VelvetSweatshop" needs none). The book then reads a private
     decrypted copy, has ``cacheable`` False (nothing of it goes to the page cache) and removes the
     copy on ``close()``.

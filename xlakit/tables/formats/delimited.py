@@ -39,7 +39,7 @@ import io
 import itertools
 
 from ... import text as xtext
-from ...errors import os_error
+from ...errors import os_error, what_broke
 from ._base import BaseBook, FormatError, SheetInfo, trim
 
 SAMPLE = 4 * 1024 * 1024
@@ -291,7 +291,7 @@ def _csv_records(lines, delimiter, number):
                               "配对，后面的内容都被当成了这一格。请用 Excel/WPS 打开后另存为 csv 再试" % (
                                   number + 1, "{:,}".format(MAX_LINE)))
         raise FormatError("第 %d 行附近的文本格式无法解析（%s）。请用 Excel/WPS 打开后另存为 csv 再试" % (
-            number + 1, exc))
+            number + 1, what_broke(exc)))
 
 
 def _cell(text):

@@ -51,6 +51,7 @@ from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, number
 from ..values import Duration
 from .spreadsheetml import _no_gc
+from ...errors import what_broke
 
 NS_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 NS_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
@@ -331,7 +332,7 @@ class OdsBook(BaseBook):
             try:
                 self._zip = zipfile.ZipFile(path)
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                raise FormatError(DAMAGED % ("压缩结构无法打开：%s" % exc))
+                raise FormatError(DAMAGED % ("压缩结构无法打开：%s" % what_broke(exc)))
             try:
                 opc.check_package(self._zip, self._label)
                 self._check_encryption()
@@ -344,7 +345,7 @@ class OdsBook(BaseBook):
             self._scan()
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
             self.close()
-            raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % exc))
+            raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % what_broke(exc)))
         if not self.sheets:
             self.close()
             raise FormatError("这个 OpenDocument 文件里没有工作表（不是表格文档，或文件已损坏）。请用 LibreOffice/WPS 打开确认")
@@ -452,9 +453,9 @@ class OdsBook(BaseBook):
                         sheet = late.sheet
                         self.warn(OUT_OF_TIME % (PARSE_SECONDS, info.name, late.row))
             except ET.ParseError as exc:
-                raise FormatError(DAMAGED % ("XML 无法解析：%s" % exc))
+                raise FormatError(DAMAGED % ("XML 无法解析：%s" % what_broke(exc)))
             except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
-                raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % exc))
+                raise FormatError(DAMAGED % ("content.xml 无法解压：%s" % what_broke(exc)))
             self._cache = {info.index: sheet}
         return sheet
 

@@ -40,7 +40,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from ... import text as xtext
-from ...errors import os_error
+from ...errors import os_error, what_broke
 from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value,
                     DATE, DATETIME, TIME, elapsed_style)
 from ..values import Duration
@@ -218,7 +218,7 @@ class SpreadsheetMLBook(BaseBook):
                 self._parse()
         except ET.ParseError as exc:
             raise FormatError(DAMAGED % ("XML 第 %s 行第 %s 列出错" % exc.position if getattr(exc, "position", None)
-                                         else str(exc)))
+                                         else what_broke(exc)))
         except OSError as exc:
             raise os_error(exc, path, "读取")
         if not self._sheets:

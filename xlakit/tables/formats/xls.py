@@ -17,7 +17,8 @@ from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, s
 from . import xls_repair as repair
 import pydeps_boot  # noqa: E402 - importable once _base has put the project root on sys.path
 
-from ...crypt import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
+from ...crypt.office import NEED_PASSWORD as ENCRYPTED  # noqa: E402  (xlrd met a FILEPASS the sniffing missed)
+from ...errors import what_broke  # noqa: E402
 
 
 def _xlrd():
@@ -82,10 +83,10 @@ class XlsBook(BaseBook):
             first = exc
         if repair.is_container_damage(first):
             for extra, note in ((dict(ignore_workbook_corruption=True), "忽略目录损坏"),
-                                ("stream", "直接读取工作簿数据流")):
+                                ("stream", "直接读取工作簿数据流"), ("sectors", "按扇区链读取工作簿数据流")):
                 try:
-                    if extra == "stream":
-                        data = repair.workbook_stream(self.path)
+                    if extra in ("stream", "sectors"):
+                        data = (repair.workbook_stream if extra == "stream" else repair.regular_sector_stream)(self.path)
                         if data is None:
                             continue
                         self._source = {"file_contents": data}
@@ -99,7 +100,7 @@ class XlsBook(BaseBook):
                 self.warn("这个 xls 文件的 OLE 容器有损坏（%s），已%s读出内容；请核对结果，最好用 Excel/WPS 打开后"
                           "另存一份" % (repair.container_damage_text(first), note))
                 return book
-        detail = str(first).strip() or type(first).__name__
+        detail = repair.container_damage_text(first) if repair.is_container_damage(first) else what_broke(first)
         raise FormatError("xls 文件已损坏或格式不受支持（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % detail)
 
     def _try(self, kw):
@@ -154,13 +155,16 @@ class XlsBook(BaseBook):
         sh = self._loaded.get(info.index)
         if sh is None:
             try:
-                sh = self._load(info.index)
+                try:
+                    sh = self._load(info.index)
+                except AssertionError:
+                    sh = self._without_rich_strings(info.index)
                 self._report_repairs()
             except Exception as exc:  # noqa: BLE001
                 if _encrypted(exc):
                     raise FormatError(ENCRYPTED)
                 raise FormatError("xls 文件的工作表「%s」已损坏，无法读取（%s）。请用 Excel/WPS 打开后另存为 .xlsx 再试" % (
-                    info.name, exc))
+                    info.name, what_broke(exc)))
             for index in list(self._loaded):      # keep one sheet in memory at a time
                 try:
                     self._book.unload_sheet(index)
@@ -168,6 +172,27 @@ class XlsBook(BaseBook):
                     pass
             self._loaded = {info.index: sh}
         return sh
+
+    def _without_rich_strings(self, index):
+        """Reload with every RSTRING cell read as a plain LABEL. Far-East Excel 95 (BIFF5) writes
+        phonetic (furigana) data after a rich string's formatting runs, which xlrd's parser
+        asserts against, so the whole sheet was refused although Excel, LibreOffice and calamine
+        read it. The record id is rewritten in place (same length, offsets intact); LABEL reads
+        the text and ignores what follows it. Only the text's formatting runs are lost."""
+        data = repair.workbook_stream(self.path) if "filename" in self._source else self._source["file_contents"]
+        if data is None:
+            raise AssertionError("no workbook stream")
+        fixed, count = repair.rich_strings_as_labels(data)
+        if not count:
+            raise AssertionError("no rich strings")
+        self._source = {"file_contents": fixed}
+        self._book.release_resources()
+        self._book = self._open()
+        self._loaded = {}
+        sheet = self._load(index)
+        self.warn("这个 xls 里有 %d 个带注音/格式的文字单元格（远东版 Excel 95 写的），已按普通文字读出，"
+                  "文字不受影响" % count)
+        return sheet
 
     def _date_kind(self, sh, r, c, value):
         """DATE / DATETIME / TIME for a date cell, from its format (or its value without one)."""

@@ -23,6 +23,7 @@ xlrd's two parse functions are wrapped once per process (``install``); the wrapp
 the original fails, or when the reader asks for a recount after a sheet pointed past the table.
 """
 import re
+import struct
 import threading
 
 from ... import sniff
@@ -156,6 +157,73 @@ def container_damage_text(exc):
     if "corruption" in text.lower():
         return "目录里的扇区链互相重叠"
     return "目录结构损坏"
+
+
+def regular_sector_stream(path):
+    """The Workbook/Book stream read through the regular FAT even when it is shorter than the
+    mini-stream cutoff. ExcelLibrary (a .NET writer) stores small workbooks that way; the
+    specification says such a stream lives in the mini stream, so xlrd and olefile read noise
+    ("目录结构损坏"), while Excel, LibreOffice and calamine follow the sector chain the directory
+    gives. None when the container does not fit this reading."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if data[:8] != b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" or len(data) < 512:
+            return None
+        size = 1 << struct.unpack_from("<H", data, 0x1E)[0]
+        if size not in (512, 4096):
+            return None
+        n_fat, first_dir = struct.unpack_from("<II", data, 0x2C)
+        first_difat, n_difat = struct.unpack_from("<II", data, 0x44)
+        difat = list(struct.unpack_from("<109I", data, 0x4C))
+        sector = first_difat
+        for _ in range(min(n_difat, 1000)):
+            if sector >= 0xFFFFFFFA:
+                break
+            at = (sector + 1) * size
+            entries = struct.unpack_from("<%dI" % (size // 4), data, at)
+            difat += list(entries[:-1])
+            sector = entries[-1]
+        fat = []
+        for sec in difat[:n_fat]:
+            at = (sec + 1) * size
+            if sec >= 0xFFFFFFFA or at + size > len(data):
+                return None
+            fat += struct.unpack_from("<%dI" % (size // 4), data, at)
+
+        def chain(start, limit):
+            out, sec, seen = bytearray(), start, set()
+            while sec < len(fat) and sec not in seen and len(out) < limit:
+                seen.add(sec)
+                out += data[(sec + 1) * size:(sec + 2) * size]
+                sec = fat[sec]
+            return bytes(out)
+
+        directory = chain(first_dir, 1 << 20)
+        for at in range(0, len(directory) - 127, 128):
+            length = struct.unpack_from("<H", directory, at + 64)[0]
+            name = directory[at:at + max(0, length - 2)].decode("utf-16-le", "replace")
+            if directory[at + 66] == 2 and name.lower() in ("workbook", "book"):
+                start, stream_size = struct.unpack_from("<II", directory, at + 116)
+                stream = chain(start, stream_size)[:stream_size]
+                return stream if len(stream) == stream_size and stream[:2] == b"\x09\x08" else None
+    except (OSError, struct.error, IndexError):
+        return None
+    return None
+
+
+def rich_strings_as_labels(stream):
+    """(stream with every RSTRING record (0x00D6) renamed LABEL (0x0204), how many): the same
+    bytes and lengths, so BOUNDSHEET offsets stay right (see XlsBook._without_rich_strings)."""
+    out = bytearray(stream)
+    pos, count = 0, 0
+    while pos + 4 <= len(out):
+        rid, size = struct.unpack_from("<HH", out, pos)
+        if rid == 0x00D6:
+            struct.pack_into("<H", out, pos, 0x0204)
+            count += 1
+        pos += 4 + size
+    return bytes(out), count
 
 
 def workbook_stream(path):

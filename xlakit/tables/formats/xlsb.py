@@ -28,6 +28,7 @@ import zlib
 
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, builtin_kind, classify_format, number, serial_to_value, trim
+from ...errors import what_broke
 
 CHUNK = 1 << 20
 
@@ -134,7 +135,7 @@ class XlsbBook(BaseBook):
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise FormatError(DAMAGED % ("压缩结构无法打开：%s" % exc))
+            raise FormatError(DAMAGED % ("压缩结构无法打开：%s" % what_broke(exc)))
         self._sst = None
         self._merge_cache = {}
         self._dim_cache = {}
@@ -148,7 +149,7 @@ class XlsbBook(BaseBook):
         except (_Broken, KeyError, ValueError, struct.error, zipfile.BadZipFile, EOFError, OSError,
                 UnicodeDecodeError) as exc:
             self.close()
-            raise FormatError(DAMAGED % ("工作簿结构无法解析：%s" % exc))
+            raise FormatError(DAMAGED % ("工作簿结构无法解析：%s" % what_broke(exc)))
 
     # -- parts ----------------------------------------------------------------------------------
 
@@ -162,7 +163,7 @@ class XlsbBook(BaseBook):
         try:
             return opc.read_part(self._zip, name, label=os.path.basename(self.path))
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
-            raise FormatError(DAMAGED % ("%s 无法解压：%s" % (name, exc)))
+            raise FormatError(DAMAGED % ("%s 无法解压：%s" % (name, what_broke(exc))))
 
     def _load_workbook(self):
         wb_part = "xl/workbook.bin"
@@ -226,7 +227,7 @@ class XlsbBook(BaseBook):
                             table.append(wide_string(data, pos + 1, stop)[0] or "")
                 except (_Broken, struct.error) as exc:
                     self.warn("共享字符串表有损坏（%s），只读出了前 %d 个字符串；引用其余字符串的单元格读作空值"
-                              % (exc, len(table)))
+                              % (what_broke(exc), len(table)))
             self._sst = table
         return self._sst
 
@@ -243,14 +244,14 @@ class XlsbBook(BaseBook):
         try:
             stream = self._zip.open(member)
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
-            raise FormatError(DAMAGED % ("%s 无法解压：%s" % (member, exc)))
+            raise FormatError(DAMAGED % ("%s 无法解压：%s" % (member, what_broke(exc))))
         rest = b""
         with stream:
             while True:
                 try:
                     block = stream.read(CHUNK)
                 except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
-                    raise FormatError(DAMAGED % ("%s 解压出错：%s" % (member, exc)))
+                    raise FormatError(DAMAGED % ("%s 解压出错：%s" % (member, what_broke(exc))))
                 if not block:
                     break
                 data = rest + block if rest else block
@@ -361,7 +362,7 @@ class XlsbBook(BaseBook):
                         value = serial_to_value(value, dkind, date1904)
                 _put(values, col, value)
         except (struct.error, IndexError, _Broken) as exc:
-            self.warn("工作表「%s」第 %d 行附近的数据已损坏（%s），只读出了之前的内容" % (info.name, rownum, exc))
+            self.warn("工作表「%s」第 %d 行附近的数据已损坏（%s），只读出了之前的内容" % (info.name, rownum, what_broke(exc)))
         if values:
             trim(values)
             if values:

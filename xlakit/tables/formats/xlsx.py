@@ -46,6 +46,7 @@ from .xlsx_sheet import CHUNK, SheetParser, member_chunks, worksheet_prefix  # n
 from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _col_index, _dedupe, _inner_value,
                        _local, _put, _rel_id, _unx, column_style_counts, dimension_ref, formula_text, merge_refs,
                        parse_sst_fast, parse_sst_slow, sst_prefix, strip_comments)
+from ...errors import what_broke
 
 
 SST_PIECE = 256 * 1024      # shared-string table read in pieces of this size (see shared_strings)
@@ -64,7 +65,7 @@ class XlsxBook(BaseBook):
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise FormatError("文件已损坏或不完整（xlsx 压缩结构无法打开：%s）。请确认文件已完整下载/复制，"
-                              "或用 Excel/WPS 打开修复后另存一份再试" % exc)
+                              "或用 Excel/WPS 打开修复后另存一份再试" % what_broke(exc))
         try:
             opc.check_package(self._zip, os.path.basename(path))
         except FormatError:
@@ -88,7 +89,7 @@ class XlsxBook(BaseBook):
             raise
         except (ET.ParseError, KeyError, ValueError, zipfile.BadZipFile, EOFError, OSError) as exc:
             self.close()
-            raise FormatError("xlsx 文件已损坏（工作簿结构无法解析：%s）。请用 Excel/WPS 打开修复后另存一份再试" % exc)
+            raise FormatError("xlsx 文件已损坏（工作簿结构无法解析：%s）。请用 Excel/WPS 打开修复后另存一份再试" % what_broke(exc))
 
     # -- zip members ------------------------------------------------------------------------
 
@@ -105,7 +106,7 @@ class XlsxBook(BaseBook):
             return opc.read_part(self._zip, name, label=os.path.basename(self.path))
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, zlib.error) as exc:
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                              "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+                              "或用 Excel/WPS 打开修复后另存一份" % (name, what_broke(exc)))
 
     def _rels(self, part):
         """{rId: (type tail, absolute target)} of a part's relationships."""
@@ -170,7 +171,7 @@ class XlsxBook(BaseBook):
                 with self._zip.open(name) as stream:
                     sst = parse_sst_slow(stream)
             except (ET.ParseError, zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
-                raise FormatError("xlsx 文件已损坏（共享字符串表无法解析：%s）。请用 Excel/WPS 打开修复后另存一份再试" % exc)
+                raise FormatError("xlsx 文件已损坏（共享字符串表无法解析：%s）。请用 Excel/WPS 打开修复后另存一份再试" % what_broke(exc))
         self._sst = sst
         return sst
 
@@ -226,7 +227,7 @@ class XlsxBook(BaseBook):
                 return stream.read(size)
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError, zlib.error) as exc:
             raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                              "或用 Excel/WPS 打开修复后另存一份" % (member, exc))
+                              "或用 Excel/WPS 打开修复后另存一份" % (member, what_broke(exc)))
 
     def _sheet_parser(self, info, member):
         """(a fresh parser for the sheet, its row end tag)."""
@@ -349,7 +350,7 @@ class XlsxBook(BaseBook):
                     wb = openpyxl.load_workbook(self._opx_file, read_only=True, data_only=True)
             except Exception as exc:  # noqa: BLE001 - openpyxl raises many types on broken files
                 self._close_opx_file()
-                raise FormatError("xlsx 文件无法解析（%s）。请用 Excel/WPS 打开修复后另存一份再试" % exc)
+                raise FormatError("xlsx 文件无法解析（%s）。请用 Excel/WPS 打开修复后另存一份再试" % what_broke(exc))
             # Dates are decided by this module's rules (Chinese built-in formats, etc.), so stop
             # openpyxl converting on its own and hand us the raw serials.
             wb._date_formats = set()

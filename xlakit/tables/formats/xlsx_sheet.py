@@ -19,6 +19,7 @@ import zlib
 from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
+from ...errors import what_broke
 
 CHUNK = 1024 * 1024
 DATE_CACHE_MAX = 100000     # distinct serials remembered per date kind (a ledger has a few thousand)
@@ -35,7 +36,7 @@ def member_chunks(zf, name, boundary, size=CHUNK):
         stream = zf.open(name)
     except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
         raise FormatError("xlsx 文件已损坏或不完整（%s 无法解压：%s）。请重新获取文件，"
-                          "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+                          "或用 Excel/WPS 打开修复后另存一份" % (name, what_broke(exc)))
     rest = b""
     with stream:
         while True:
@@ -43,7 +44,7 @@ def member_chunks(zf, name, boundary, size=CHUNK):
                 block = stream.read(size)
             except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error) as exc:
                 raise FormatError("xlsx 文件已损坏或不完整（%s 解压出错：%s）。请重新获取文件，"
-                                  "或用 Excel/WPS 打开修复后另存一份" % (name, exc))
+                                  "或用 Excel/WPS 打开修复后另存一份" % (name, what_broke(exc)))
             if not block:
                 break
             data = rest + block if rest else block
@@ -87,6 +88,17 @@ class SheetParser(object):
         self.texts = {}            # inline string XML text -> str (the first TEXT_CACHE_MAX seen)
         self.by_index = {}         # shared string index text -> str (idem)
 
+    _EMPTY_CELL = {}
+
+    @classmethod
+    def _empty_cell_re(cls, p):
+        rx = cls._EMPTY_CELL.get(p)
+        if rx is None:
+            e = re.escape(p)
+            rx = cls._EMPTY_CELL[p] = re.compile(rb"(<" + e + rb'c\b[^<>]*")>(?:<' + e + rb"v></" + e + rb"v>|<"
+                                                 + e + rb"v/>)?</" + e + rb"c>")
+        return rx
+
     def _meta(self, attrs):
         typ, dkind, closed = _cell_meta(attrs, self.kinds)
         cache = self.date_caches.setdefault(dkind, {}) if dkind is not None else None
@@ -127,6 +139,20 @@ class SheetParser(object):
         lro = len(row_open)
         is_tag, f_tag, t_tag = b"<" + p + b"is>", b"<" + p + b"f", b"<" + p + b"t"
         row_end = b"</" + p + b"row"
+        # an empty inline string (exports write every blank cell as <is><t></t></is>) is an empty
+        # cell: made self-closing here, so the cell expression takes it on the fast path instead
+        # of the whole sheet falling back to openpyxl (issue 35: 3.0 s instead of 0.3 s for 50k rows)
+        if b"<" + p + b"t></" in chunk or b"<" + p + b"t/>" in chunk:
+            for empty in (b"><" + p + b"is><" + p + b"t></" + p + b"t></" + p + b"is></" + p + b"c>",
+                          b"><" + p + b"is><" + p + b"t/></" + p + b"is></" + p + b"c>"):
+                if empty in chunk:
+                    chunk = chunk.replace(empty, b"/>")
+        # <c ...></c>, <c ...><v></v></c>: an empty cell written open-and-closed (stream writers
+        # do, date cells too);
+        # made self-closing so it is not mistaken for an end tag written another way (</c >), which
+        # sent the sheet to openpyxl, where an empty t="d" cell fails (issue 35)
+        if b'"></' + p + b'c>' in chunk or b"<" + p + b"v></" in chunk or b"<" + p + b"v/>" in chunk:
+            chunk = self._empty_cell_re(p).sub(rb"\1/>", chunk)
         findall = self.findall
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904

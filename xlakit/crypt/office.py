@@ -5,7 +5,7 @@ rules are one: OOXML agile/standard encryption (the ``EncryptionInfo``/``Encrypt
 container), and the legacy RC4 / CryptoAPI / XOR encryption of Word 97 ``.doc``, Excel ``.xls``
 and PowerPoint ``.ppt`` are undone by msoffcrypto-tool (through ``pydeps_boot``; it brings the
 cryptography library, which pypdf's AES needs too); OpenDocument packages saved with a password
-(odt/ods/odp) by ``odf_crypt`` on the same cryptography.
+(odt/ods/odp) by ``crypt.odf`` on the same cryptography.
 
 Excel's read-only-recommended workbooks are encrypted with the built-in password
 "VelvetSweatshop": Excel opens them without asking, so do we (it is tried before asking).
@@ -27,8 +27,9 @@ import stat
 import tempfile
 import time
 
-from . import sniff
-from .errors import FormatError
+from .. import sniff
+from ..errors import FormatError, what_broke
+from . import agile
 
 __all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
 
@@ -40,7 +41,8 @@ WRONG_PASSWORD = ("密码不对，解不开这个加密文件。请向用户确�
 NEED_ODF_PASSWORD = ("这是加密的 OpenDocument 文件（LibreOffice/WPS 保存时设了打开密码，不是文件损坏），没有密码读不了。"
                      "请向用户要打开密码，用 password 参数传入后重试；或请用户在 LibreOffice 里输入密码打开，"
                      "「文件 → 另存为」时取消勾选「使用密码保存」，另存一份再试")
-UNSUPPORTED = ("文件用少见的方式加密（%s），无法解密。请用户在 Office/WPS 里输入密码打开，去掉密码后另存一份再试")
+UNSUPPORTED = ("文件用本工具解不开的方式加密（%s），这不是密码不对。请用户在 Office/WPS 里输入密码打开，"
+               "去掉密码（或改用 Office 默认的 AES 加密）后另存一份再试")
 
 _FOLDERS = []
 
@@ -154,11 +156,22 @@ def decrypt(path, password=None, suffix=""):
         raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
     from msoffcrypto import exceptions as mso_errors
     tries = [p for p in (password or None, DEFAULT_PASSWORD) if p]
+    streams = _ooxml_streams(path)
     _sweep_stale()
     folder = tempfile.mkdtemp(prefix="xla-plain-")
     _FOLDERS.append(folder)
     target = os.path.join(folder, "plain" + suffix)
     try:
+        if streams is not None and agile.is_agile(streams[0]):
+            plain = _agile_plain(streams, tries)
+            if plain is not None:
+                attempt, data = plain
+                with open(target, "wb") as dst:
+                    dst.write(data)
+                return Plain(target, folder, attempt == DEFAULT_PASSWORD and attempt is not password)
+            tries = []
+        elif streams is not None:
+            _check_standard(streams[0])
         for attempt in tries:
             try:
                 with open(path, "rb") as src:
@@ -174,9 +187,9 @@ def decrypt(path, password=None, suffix=""):
             except mso_errors.DecryptionError as exc:
                 if "verif" in str(exc).lower() or "key" in str(exc).lower():
                     continue
-                raise FormatError(UNSUPPORTED % type(exc).__name__)
-            except (mso_errors.FileFormatError, mso_errors.ParseError) as exc:
-                raise FormatError(UNSUPPORTED % type(exc).__name__)
+                raise FormatError(UNSUPPORTED % "解密组件不认识的加密方式", encrypted=True, unsupported=True)
+            except (mso_errors.FileFormatError, mso_errors.ParseError):
+                raise FormatError(UNSUPPORTED % "加密信息无法解析，可能已损坏", encrypted=True, unsupported=True)
             except FormatError:
                 raise
             except Exception:  # noqa: BLE001 - a wrong key often surfaces as garbage
@@ -196,13 +209,70 @@ def decrypt(path, password=None, suffix=""):
                       encrypted=True, wrong_password=bool(password))
 
 
+def _ooxml_streams(path):
+    """The ``EncryptionInfo`` and ``EncryptedPackage`` streams of an encrypted OOXML container, or
+    None for the legacy formats (their encryption lives inside the document streams)."""
+    import pydeps_boot
+    try:
+        olefile = pydeps_boot.ensure("olefile")
+    except pydeps_boot.DependencyError:
+        return None
+    try:
+        ole = olefile.OleFileIO(path)
+    except Exception:  # noqa: BLE001 - msoffcrypto reports a damaged container
+        return None
+    try:
+        if not (ole.exists("EncryptionInfo") and ole.exists("EncryptedPackage")):
+            return None
+        return ole.openstream("EncryptionInfo").read(), ole.openstream("EncryptedPackage").read()
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        ole.close()
+
+
+def _agile_plain(streams, tries):
+    """(password that worked, plain bytes) for agile encryption, None when no password fits; a
+    cipher or hash we cannot undo says so by name (the password may well be right)."""
+    for attempt in tries:
+        try:
+            return attempt, agile.decrypt(streams[0], streams[1], attempt)
+        except agile.WrongPassword:
+            continue
+        except agile.Unsupported as exc:
+            raise FormatError(UNSUPPORTED % exc, encrypted=True, unsupported=True)
+    return None
+
+
+STANDARD_CIPHERS = {0x6801: "RC4 流加密", 0x6603: "三重 DES（3DES）", 0x6601: "DES", 0x6602: "RC2"}
+
+
+def _check_standard(info):
+    """Standard encryption (versions 2.2/3.2/4.2) that msoffcrypto-tool cannot undo: it assumes
+    AES with SHA-1, so an RC4 or DES file would otherwise be "wrong password"; extensible
+    encryption (x.3) is a third-party scheme."""
+    if len(info) < 32:
+        return
+    major, minor = struct.unpack_from("<HH", info, 0)
+    if minor == 3 and major in (3, 4):
+        raise FormatError(UNSUPPORTED % "第三方扩展加密", encrypted=True, unsupported=True)
+    if minor != 2:
+        raise FormatError(UNSUPPORTED % ("未知版本 %d.%d 的加密" % (major, minor)), encrypted=True, unsupported=True)
+    alg, alg_hash = struct.unpack_from("<II", info, 20)
+    if alg in STANDARD_CIPHERS:
+        raise FormatError(UNSUPPORTED % STANDARD_CIPHERS[alg], encrypted=True, unsupported=True)
+    if alg_hash not in (0, 0x8004):
+        raise FormatError(UNSUPPORTED % ("%s 散列" % {0x8003: "MD5", 0x8002: "MD4"}.get(alg_hash, "非 SHA-1")),
+                          encrypted=True, unsupported=True)
+
+
 def _is_zip(path):
     with open(path, "rb") as fh:
         return fh.read(4) == b"PK\x03\x04"
 
 
 def _decrypt_odf(path, password, suffix):
-    """An OpenDocument package saved with a password, rebuilt unencrypted (``odf_crypt``)."""
+    """An OpenDocument package saved with a password, rebuilt unencrypted (``crypt.odf``)."""
     if not password:
         raise FormatError(NEED_ODF_PASSWORD, encrypted=True, wrong_password=False)
     import pydeps_boot
@@ -210,7 +280,7 @@ def _decrypt_odf(path, password, suffix):
         pydeps_boot.ensure("msoffcrypto")       # brings cryptography
     except pydeps_boot.DependencyError as exc:
         raise FormatError("文件已加密，解密需要的组件没装上：%s" % exc)
-    from . import odf_crypt
+    from . import odf as odf_crypt
     folder = tempfile.mkdtemp(prefix="xla-plain-")
     _FOLDERS.append(folder)
     target = os.path.join(folder, "plain" + suffix)
@@ -223,11 +293,21 @@ def _decrypt_odf(path, password, suffix):
         if isinstance(exc, odf_crypt.WrongPassword):
             raise FormatError(WRONG_PASSWORD, encrypted=True, wrong_password=True)
         if isinstance(exc, odf_crypt.Unsupported):
-            raise FormatError(UNSUPPORTED.replace("Office/WPS", "LibreOffice") % str(exc)[:40], encrypted=True)
+            raise FormatError(UNSUPPORTED.replace("Office/WPS", "LibreOffice").replace("（或改用 Office 默认的 AES 加密）", "")
+                              % _odf_scheme(str(exc)), encrypted=True, unsupported=True)
         if isinstance(exc, Exception) and not isinstance(exc, FormatError):
             raise FormatError("加密的 OpenDocument 文件解不开（%s），可能已损坏。请用户在 LibreOffice 里输入密码打开，"
-                              "去掉密码后另存一份再试" % type(exc).__name__, encrypted=True)
+                              "去掉密码后另存一份再试" % what_broke(exc), encrypted=True)
         raise
+
+
+def _odf_scheme(name):
+    """The Chinese name of an ODF encryption scheme ``crypt.odf`` cannot undo."""
+    if name == "wholesome":
+        return "LibreOffice 24.2 起可选的整包加密（Argon2id + AES-GCM）"
+    if name == "Blowfish":
+        return "Blowfish 加密（本机的 cryptography 组件不带这种算法）"
+    return "%s 算法" % (name.rsplit("#", 1)[-1][:30] or "未知")
 
 
 def _restore_ppt_edits(original, plain):
