@@ -156,3 +156,45 @@ def test_a_hanging_or_failing_libreoffice_is_stopped_and_explained(run, home, tm
     error = fail(run("write_document", {"path": "坏.pdf", "text": "正文"}, extra_env={"XLA_SOFFICE": broken}))
     assert "没能把" in error and "could not be loaded" in error
     assert not os.path.isdir(workspace(home)) or [n for n in os.listdir(workspace(home)) if n.endswith(".pdf")] == []
+
+
+def _toc_and_heading_pages(pdf, headings):
+    """({heading: page number the TOC shows}, {heading: page the heading itself is on}) from the
+    PDF's own text: a TOC line is the heading, dot leaders and a number."""
+    import re
+    shown, found = {}, {}
+    for n, page in enumerate(pages(pdf), 1):
+        for line in page.splitlines():
+            flat = line.replace(" ", "")
+            for h in headings:
+                key = h.replace(" ", "")
+                m = re.match(r"^%s[.…·]{3,}(\d+)$" % re.escape(key), flat)
+                if m:
+                    shown[h] = int(m.group(1))
+                elif flat == key and h not in found:
+                    found[h] = n
+    return shown, found
+
+
+@needs_lo
+def test_pdf_toc_pages_are_the_pages_of_the_pdf(run, home):
+    """Issue 37 item 1: the TOC LibreOffice exports counts its own pages (indexes updated before the
+    export), not our estimate: wide Latin text, a tall table and short headings near page ends make
+    the estimate miss, the PDF must not."""
+    parts = ["# 年度工作报告", "[TOC]"]
+    headings = []
+    for n in range(8):
+        h = "第%d部分 工作内容" % (n + 1)
+        headings.append(h)
+        parts.append("## " + h)
+        for k in range(2 + (n * 5) % 7):
+            # capitals are about twice the width the page estimate gives Latin text
+            parts.append("WWWW MMMM QQQQ " * (8 + 3 * k) if n % 2 else "本段正文用来占据版面，说明本部分的情况。" * (4 + 2 * k))
+        if n % 3 == 1:
+            parts.append("| 单位 | 金额 | 合同编号 |\n|---|---|---|\n" + "\n".join(
+                "| 华东区域采购管理中心第%d分部 | 3,124,500.00 | HT-2024-0100%d |" % (i, i) for i in range(9)))
+    data = ok(run("write_document", {"path": "年度报告.pdf", "text": "\n\n".join(parts), "page_numbers": True}))
+    shown, found = _toc_and_heading_pages(data["path"], headings)
+    assert sorted(shown) == sorted(headings) and sorted(found) == sorted(headings)
+    assert shown == found
+    assert max(found.values()) >= 5          # the headings really spread over pages

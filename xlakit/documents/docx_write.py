@@ -254,8 +254,10 @@ def body_xml(blocks, styles, numbering, extras):
         if kind == "h":
             level = block[1]
             body = "".join(_run_xml(t, b, i, c) for t, b, i, c in runs(block[2]))
-            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/></w:pPr>%s</w:p>'
-                       % (styles.heading[level], extras.heading_wrap(index, body)))
+            # the outline level also on the paragraph: a TOC field and the navigation pane need it, and
+            # an existing document's "heading N" style (append) may lack one
+            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/><w:outlineLvl w:val="%d"/></w:pPr>%s</w:p>'
+                       % (styles.heading[level], level - 1, extras.heading_wrap(index, body)))
         elif kind == "img":
             out.append(extras.picture(block[1], block[2], block[3]))
         elif kind == "toc":
