@@ -615,7 +615,8 @@ class Chart(object):
         show_vals = self.wants_value_labels()
         fsv = self.fs_value
         zero = self.x_of_value(0) if horizontal else self.y_of(0)
-        labels = []
+        labels = []          # (x, y, text, colour, anchor, baseline, owner bar, other places)
+        bars = []            # (box, owner) of every bar drawn
         for j in range(n):
             start = (y0 if horizontal else x0) + slot * j + (slot - group) / 2.0
             pos_acc = neg_acc = 0.0
@@ -639,11 +640,13 @@ class Chart(object):
                 if horizontal:
                     pa, pb = self.x_of_value(a), self.x_of_value(b)
                     self.cv.fill_rect(min(pa, pb), off + gap / 2, max(pa, pb), off + bw - gap / 2, color)
+                    bars.append(((min(pa, pb), off, max(pa, pb), off + bw), (j, si)))
                     if sp["stacked"] and si > 0:
                         self.cv.fill_rect(min(pa, pb), off, min(pa, pb) + 1, off + bw, WHITE)
                 else:
                     pa, pb = self.y_of(a), self.y_of(b)
                     self.cv.fill_rect(off + gap / 2, min(pa, pb), off + bw - gap / 2, max(pa, pb), color)
+                    bars.append(((off, min(pa, pb), off + bw, max(pa, pb)), (j, si)))
                     if sp["stacked"] and si > 0:
                         self.cv.fill_rect(off, max(pa, pb) - 1, off + bw, max(pa, pb), WHITE)
                 if show_vals:
@@ -657,25 +660,92 @@ class Chart(object):
                             dark = sum(color) / 3.0 > 150
                             c = (34, 34, 34) if dark else WHITE
                             if horizontal:
-                                labels.append((mid, off + bw / 2.0, txt, c, "center", "middle"))
+                                labels.append((mid, off + bw / 2.0, txt, c, "center", "middle", (j, si), ()))
                             else:
-                                labels.append((off + bw / 2.0, mid, txt, c, "center", "middle"))
-                    elif (tw <= bw + slot * 0.25 / max(1, ns)) if not horizontal else (bw >= fsv * 0.9):
-                        if horizontal:
+                                labels.append((off + bw / 2.0, mid, txt, c, "center", "middle", (j, si), ()))
+                    elif horizontal:
+                        if bw >= fsv * 0.9:
                             labels.append((pb + (4 if v >= 0 else -4), off + bw / 2.0, txt, SUBTLE,
-                                           "left" if v >= 0 else "right", "middle"))
-                        else:
-                            labels.append((off + bw / 2.0, pb + (-3 if v >= 0 else 3), txt, SUBTLE, "center",
-                                           "bottom" if v >= 0 else "top"))
+                                           "left" if v >= 0 else "right", "middle", (j, si), ()))
+                    else:
+                        # beyond the bar's end; when that spot is taken (a wider label of the next bar
+                        # of the group), one line further out: staggered, never run together
+                        sign = -1 if v >= 0 else 1
+                        base = "bottom" if v >= 0 else "top"
+                        labels.append((off + bw / 2.0, pb + 3 * sign, txt, SUBTLE, "center", base, (j, si),
+                                       ("lift", sign, bw)))
             if sp["stacked"] and show_vals and ns > 1:
                 total = pos_acc + neg_acc
                 txt = fmt_number(total, None, self.unit, sp["number_format"])
                 if horizontal:
-                    labels.append((self.x_of_value(pos_acc) + 4, start + bw / 2.0, txt, TEXT, "left", "middle"))
-                elif self.fonts.width(txt, fsv) <= slot:
-                    labels.append((start + bw / 2.0, self.y_of(pos_acc) - 3, txt, TEXT, "center", "bottom"))
-        for x, y, txt, c, anchor, base in labels:
-            self.text(x, y, txt, fsv, c, anchor=anchor, baseline=base)
+                    labels.append((self.x_of_value(pos_acc) + 4, start + bw / 2.0, txt, TEXT, "left", "middle",
+                                   None, ()))
+                else:
+                    labels.append((start + bw / 2.0, self.y_of(pos_acc) - 3, txt, TEXT, "center", "bottom",
+                                   None, ()))
+        self.place_value_labels(labels, bars, fsv)
+
+    def _text_box(self, x, y, txt, size, anchor, base):
+        w = self.fonts.width(txt, size)
+        h = size * 1.15
+        x0 = {"left": x, "right": x - w}.get(anchor, x - w / 2.0)
+        y0 = {"top": y, "bottom": y - h}.get(base, y - h / 2.0)
+        return (x0, y0, x0 + w, y0 + h)
+
+    def place_value_labels(self, labels, bars, size):
+        """Draw each value label at the first of its places where it fits: inside the image, not
+        over another label, not over a bar but its own (a minus sign under the neighbouring bar
+        reads as a positive number), else skip it; ``self.value_boxes`` keeps what was drawn and
+        ``self.value_skipped`` counts the rest (said in a note)."""
+        placed = []
+        skipped = 0
+        pad = 2.0
+
+        def clash(a, b, across=pad):
+            return a[0] < b[2] + across and b[0] < a[2] + across and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+        for x, y, txt, c, anchor, base, owner, others in labels:
+            inside = owner is not None and c != SUBTLE       # a label drawn inside its own bar segment
+            lift = others[:1] == ("lift",)
+            sizes = [size]
+            if lift and self.fonts.width(txt, size) > others[2] + 1:
+                # a grouped bar's label wider than its bar: a size smaller (not below 9 px) first
+                small = max(9.0, size * 0.8)
+                if self.fonts.width(txt, small) <= others[2] + 1:
+                    sizes.append(small)
+            done = False
+            # in place at each size first, then staggered (smallest size)
+            for sz, tries in [(sz, 1) for sz in sizes] + ([(sizes[-1], 4)] if lift else []):
+                py = y
+                for _try in range(tries):
+                    box = self._text_box(x, py, txt, sz, anchor, base)
+                    if box[0] < 1 or box[2] > self.w - 1 or box[1] < 1 or box[3] > self.h - 1:
+                        break
+                    # labels keep half a character apart: "34.5亿39.8亿" must not read as one
+                    hits = [b for b, _t in placed if clash(box, b, sz * 0.5)]
+                    if inside:
+                        hits += [bar for bar, who in bars if who != owner and bar[0] + 0.5 < box[2]
+                                 and box[0] < bar[2] - 0.5 and bar[1] + 0.5 < box[3] and box[1] < bar[3] - 0.5]
+                    else:
+                        hits += [bar for bar, who in bars if who != owner and clash(box, bar, 0.5)]
+                    if not hits:
+                        placed.append((box, txt))
+                        self.text(x, py, txt, sz, c, anchor=anchor, baseline=base)
+                        done = True
+                        break
+                    if tries == 1:
+                        break
+                    # staggered: just beyond what it ran into (above it, or below for a negative bar)
+                    py = (min(h[1] for h in hits) - 3) if others[1] < 0 else (max(h[3] for h in hits) + 3)
+                if done:
+                    break
+            if not done:
+                skipped += 1
+        self.value_boxes = placed
+        self.bar_boxes = bars
+        self.value_skipped = skipped
+        if skipped and self.spec["value_labels"] is True:
+            self.notes.append("有 %d 个数值标签放不下（会压住相邻的柱子或标签），没有画；可加大 width 或减少类目" % skipped)
 
     # -- pie ---------------------------------------------------------------------------------------------
     def draw_pie(self):
