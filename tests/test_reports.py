@@ -349,3 +349,43 @@ def test_refusals_for_new_parameters(run, tmp_path):
     err = fail(run("write_document", {"path": str(tmp_path / "b.docx"), "text": "y", "mode": "append",
                                       "page_numbers": True}))
     assert "新建" in err and "landscape" in err
+
+
+def pdf_texts(pdf):
+    """[(page, top, left, width, height, font family, colour, text)] of every text run, from
+    pdftohtml -xml (poppler-utils): the font and colour each piece of text is drawn in."""
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-stdout", "-q", pdf], capture_output=True, check=True).stdout
+    xml = re.sub(rb"<!DOCTYPE[^>]*>", b"", xml)
+    root = ET.fromstring(xml)
+    out = []
+    for page in root.iter("page"):
+        specs = dict((f.get("id"), (f.get("family"), f.get("color"))) for f in root.iter("fontspec"))
+        for t in page.iter("text"):
+            fam, color = specs.get(t.get("font"), ("", ""))
+            out.append((int(page.get("number")), float(t.get("top")), float(t.get("left")), float(t.get("width")),
+                        float(t.get("height")), fam.split("+")[-1], color, "".join(t.itertext())))
+    return out
+
+
+def _face_of(texts, want):
+    return next(t[5] for t in texts if t[7].replace(" ", "").startswith(want))
+
+
+@needs_lo
+@pytest.mark.skipif(not subprocess.run(["fc-list", ":family=Noto Serif CJK SC"], capture_output=True).stdout
+                    if shutil.which("fc-list") else True, reason="fonts-noto-cjk (Noto Serif CJK SC) is not installed")
+def test_pdf_fonts_by_role_without_windows_fonts(run, home):
+    """Issue 37 item 5: without Windows fonts, 宋体 body, 黑体 headings and the 公文's 小标宋 title /
+    仿宋 body no longer collapse into one sans face: the PDF's own fonts (pdftohtml) are a serif
+    CJK face for 宋体/小标宋/仿宋/楷体 and a sans one for 黑体; the docx keeps the Windows names."""
+    gw = ok(run("write_document", {"path": "通知.pdf", "style": "gongwen", "text":
+                                   "# 关于做好年度安全生产工作的通知\n\n各部门：\n\n为切实做好安全生产工作，现通知如下。\n\n"
+                                   "## 总体要求\n\n坚持安全第一。\n\n### 压实责任\n\n各单位要落实主体责任。"}))
+    texts = pdf_texts(gw["path"])
+    title, body = _face_of(texts, "关于做好"), _face_of(texts, "为切实做好")
+    h1, h2 = _face_of(texts, "一、总体要求"), _face_of(texts, "（一）压实责任")
+    assert "Serif" in title and "Serif" in body and ("Serif" in h2 or "Kai" in h2), (title, body, h2)
+    assert "Sans" in h1 or "Hei" in h1, h1
+    report = ok(run("write_document", {"path": "报告.pdf", "text": "# 九月工作报告\n\n## 一、概况\n\n本月完成三项任务。"}))
+    texts = pdf_texts(report["path"])
+    assert "Serif" in _face_of(texts, "本月完成") and "Sans" in _face_of(texts, "一、概况")

@@ -67,7 +67,7 @@ _REGISTRY = ('<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http
              '<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse">'
              '<value>true</value></prop></item>\n'
              '<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse">'
-             '<value>false</value></prop></item>\n</oor:items>\n')
+             '<value>false</value></prop></item>\n%s</oor:items>\n')
 _LIBS = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD '
          'OfficeDocument 1.0//EN" "libraries.dtd">\n<library:libraries xmlns:library="http://openoffice.org/2000/library" '
          'xmlns:xlink="http://www.w3.org/1999/xlink">\n <library:library library:name="Standard" library:link="false"/>\n'
@@ -111,10 +111,12 @@ def _file_url(path):
 
 
 def _macro_profile(profile_dir):
-    """A new LibreOffice profile that holds the export macro (Standard.XlaPdf.Export)."""
+    """A new LibreOffice profile that holds the export macro (Standard.XlaPdf.Export) and a font
+    replacement table for the Chinese faces missing here (``cjk_fonts``)."""
     basic = os.path.join(profile_dir, "user", "basic")
     os.makedirs(os.path.join(basic, "Standard"))
-    for name, text in (("registrymodifications.xcu", _REGISTRY),):
+    from . import cjk_fonts
+    for name, text in (("registrymodifications.xcu", _REGISTRY % cjk_fonts.registry_items(cjk_fonts.replacements())),):
         with open(os.path.join(profile_dir, "user", name), "w", encoding="utf-8") as fh:
             fh.write(text)
     for name, text in (("script.xlc", _LIBS), ("dialog.xlc", _LIBS),
