@@ -389,3 +389,49 @@ def test_pdf_fonts_by_role_without_windows_fonts(run, home):
     report = ok(run("write_document", {"path": "报告.pdf", "text": "# 九月工作报告\n\n## 一、概况\n\n本月完成三项任务。"}))
     texts = pdf_texts(report["path"])
     assert "Serif" in _face_of(texts, "本月完成") and "Sans" in _face_of(texts, "一、概况")
+
+
+COMPANIES = ["上海宏达建设工程有限公司", "北京数字化科技发展股份有限公司", "广州南方贸易有限公司", "杭州西湖软件有限公司",
+             "深圳前海供应链管理有限公司", "成都天府物流集团有限公司", "武汉长江机电设备有限公司", "南京金陵医药有限公司"]
+
+
+@needs_lo
+def test_table_columns_sized_by_content_rows_whole_header_repeated(run, home):
+    """Issue 37 item 6: numbers and codes never broken ("3,124,50 / 0", "HT- / 2024- / 01001"),
+    company names not wrapped every few characters, no row split across pages, the header row on
+    every page: read from the PDF's own lines."""
+    rows = []
+    for i in range(36):
+        rows.append("| %s | HT-2024-0%04d | 华东区域采购管理中心第%d分部 | %s | %d | 2024-%02d-15 | 已完成付款审批流程，等待财务复核 |"
+                    % (COMPANIES[i % 8], 1000 + i, i, "{:,.2f}".format(3124500 + i * 1037.5), 138912 + i, i % 12 + 1))
+    text = ("# 合同台账\n\n<!-- landscape -->\n\n| 供应商 | 合同编号 | 采购单位 | 金额（元） | 数量 | 签订日期 | 备注 |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    data = ok(run("write_document", {"path": "合同台账.pdf", "text": text, "page_numbers": True}))
+    lines = pdf_lines(data["path"])
+    words = set(t for _p, _a, _b, _c, _d, t in lines)
+    flat = " ".join(t for _p, _a, _b, _c, _d, t in lines)
+    for i in range(36):
+        amount = "{:,.2f}".format(3124500 + i * 1037.5)
+        assert any(amount in t for t in words), amount                      # on one line, whole
+        assert any("HT-2024-0%04d" % (1000 + i) in t for t in words)
+        assert any(str(138912 + i) in t for t in words)
+    # a company name takes at most two lines: its column is not three characters wide
+    name_lines = [t for _p, _a, _b, _c, _d, t in lines if t and t[0] in "上北广杭深成武南" and "公司" not in t[:3]]
+    assert all(len(t) >= 5 for t in name_lines if "HT-" not in t), name_lines[:5]
+    npages = data["pages"]
+    assert npages >= 3          # the title page, then the landscape table over two pages at least
+    for page in range(1, npages + 1):
+        on_page = [t for p, _a, _b, _c, _d, t in lines if p == page]
+        if any("HT-2024" in t for t in on_page):
+            assert any(t.startswith("供应商") for t in on_page), page       # the header row repeats
+    # a row is whole on one page: its company name and its 备注's second line are on the same page
+    by_row = {}
+    for p, _a, _b, _c, _d, t in lines:
+        m = re.search(r"HT-2024-0(\d{4})", t)
+        if m:
+            by_row[int(m.group(1))] = p
+    assert len(by_row) == 36
+    for page in range(1, npages + 1):
+        codes = sum(1 for p in by_row.values() if p == page)
+        tails = sum(1 for p, _a, _b, _c, _d, t in lines if p == page and "复核" in t)
+        assert codes == tails, (page, codes, tails)        # no row's last line went to the next page

@@ -3,8 +3,8 @@
 What models write is markdown, so that is the input: ``#``–``######`` headings become the built-in
 "heading 1–6" styles with outline levels (the navigation pane and a table of contents see them),
 ``**粗体**`` and ``*斜体*`` runs, ``-``/``*``/``+`` bullet and ``1.`` numbered lists (two spaces of
-indent per level), ``|`` pipe tables (a ``|---|`` line after the first row makes it a bold header;
-borders always), ``---`` on its own line a horizontal rule, ``\\newpage`` on its own line a page
+indent per level), ``|`` pipe tables (a ``|---|`` line after the first row makes it a bold header repeated on
+every page; borders always; columns sized by content, ``docx_tables``), ``---`` on its own line a horizontal rule, ``\\newpage`` on its own line a page
 break, ``> `` a quote. Blank lines separate paragraphs; a single line break inside a paragraph
 stays a line break. Unpaired ``**`` stays literal.
 
@@ -25,7 +25,7 @@ import zipfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
-from . import docx_extras, docx_layout, docx_media
+from . import docx_extras, docx_layout, docx_media, docx_tables
 from .base import FormatError
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -279,30 +279,10 @@ def body_xml(blocks, styles, numbering, extras):
         elif kind == "pagebreak":
             out.append('<w:p><w:r><w:br w:type="page"/></w:r></w:p>')
         elif kind == "table":
-            out.append(_table_xml(block[1], block[2], styles))
+            out.append(docx_tables.table_xml(block[1], block[2], styles, _para_xml, plain,
+                                             total=extras.layout.text_size(extras.orientation)[0],
+                                             em=315 if extras.layout.gongwen else 210))
     return "".join(out)
-
-
-def _table_xml(rows, header, styles):
-    ncols = max((len(r) for r in rows), default=1)
-    width = 8306 // max(ncols, 1)          # A4 text width in twips, split evenly
-    border = "".join('<w:%s w:val="single" w:sz="4" w:space="0" w:color="auto"/>' % side
-                     for side in ("top", "left", "bottom", "right", "insideH", "insideV"))
-    parts = ['<w:tbl><w:tblPr><w:tblStyle w:val="%s"/><w:tblW w:w="5000" w:type="pct"/>'
-             '<w:tblBorders>%s</w:tblBorders><w:tblLook w:val="04A0" w:firstRow="%d" w:lastRow="0" '
-             'w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>%s</w:tblGrid>'
-             % (styles.table, border, 1 if header else 0, '<w:gridCol w:w="%d"/>' % width * ncols)]
-    for n, row in enumerate(rows):
-        head = header and n == 0
-        cells = list(row) + [""] * (ncols - len(row))
-        trpr = "<w:trPr><w:tblHeader/></w:trPr>" if head else ""
-        parts.append("<w:tr>%s" % trpr)
-        for cell in cells:
-            parts.append('<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/></w:tcPr>%s</w:tc>'
-                         % (width, _para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), styles.cell_ppr, bold_all=head)))
-        parts.append("</w:tr>")
-    parts.append("</w:tbl>")
-    return "".join(parts)
 
 
 class Numbering:
