@@ -435,3 +435,73 @@ def test_table_columns_sized_by_content_rows_whole_header_repeated(run, home):
         codes = sum(1 for p in by_row.values() if p == page)
         tails = sum(1 for p, _a, _b, _c, _d, t in lines if p == page and "复核" in t)
         assert codes == tails, (page, codes, tails)        # no row's last line went to the next page
+
+
+RED_HEAD = {"issuer": "××市人民政府文件", "number": "×政发〔2026〕12号", "signature": "××市人民政府",
+            "date": "2026年3月8日", "cc": "市委办公室，市人大常委会办公室，市政协办公室。",
+            "printer": "××市人民政府办公室", "print_date": "2026年3月8日印发"}
+
+
+def _rows_with_red(pdf, page, dpi=72):
+    """{y in pt: (x_min, x_max)} of the pixel rows of ``page`` holding pure red (pdftoppm)."""
+    from xlakit.raster import png
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", pdf, pdf + "-p"], check=True)
+    found = [f for f in os.listdir(os.path.dirname(pdf)) if f.startswith(os.path.basename(pdf) + "-p")]
+    w, h, flat = png.decode(open(os.path.join(os.path.dirname(pdf), found[0]), "rb").read())
+    rows = {}
+    for y in range(h):
+        xs = [x for x in range(w) if flat[(y * w + x) * 3] > 200 and flat[(y * w + x) * 3 + 1] < 60
+              and flat[(y * w + x) * 3 + 2] < 60]
+        if xs:
+            rows[y * 72.0 / dpi] = (xs[0] * 72.0 / dpi, xs[-1] * 72.0 / dpi)
+    return rows
+
+
+@needs_lo
+def test_gongwen_red_head_signature_and_record(run, home):
+    """Issue 37 items 3 and 4 on the PDF: the 发文机关标志 red and centred 35 mm under the top of the
+    版心, the 发文字号 centred under it, the red separator line as wide as the 版心 between the
+    number and the title; 署名 centred over the 成文日期, the date four characters in from the right,
+    both on the body's last page; the 版记 lines; the page number 7 mm under the 版心."""
+    body = "一二三四五六七八九十" * 30
+    text = ("# 关于做好2026年度安全生产工作的通知\n\n各区县人民政府，市政府各部门：\n\n## 总体要求\n\n%s\n\n"
+            "### 压实责任\n\n%s\n\n## 工作安排\n\n%s" % (body, body, body))
+    data = ok(run("write_document", {"path": "红头通知.pdf", "text": text, "gongwen": RED_HEAD}))
+    lines = pdf_lines(data["path"])
+    texts = pdf_texts(data["path"])
+
+    def line(want):
+        return next(l for l in lines if l[5].replace(" ", "") == want)
+    issuer, number = line("××市人民政府文件"), line("×政发〔2026〕12号")
+    title = next(l for l in lines if l[5].startswith("关于做好"))
+    centre = (28 + 156 / 2.0) * MM
+    assert abs((issuer[3] + issuer[4]) / 2 - centre) < 2 * MM and abs((number[3] + number[4]) / 2 - centre) < 2 * MM
+    assert abs(issuer[1] - (37 + 35) * MM) < 2.5 * MM, issuer[1] / MM
+    assert next(t for t in texts if t[7].replace(" ", "") == "××市人民政府文件")[6].lower() == "#ff0000"
+    assert issuer[2] < number[1] < number[2] < title[1]
+    red = _rows_with_red(data["path"], 1)
+    rule = [(y, xs) for y, xs in red.items() if number[2] < y < title[1]]
+    assert rule, sorted(red)[:5]
+    y, (x0, x1) = rule[0]
+    assert abs(x0 - 28 * MM) < 1.5 * MM and abs(x1 - (210 - 26) * MM) < 1.5 * MM       # the 版心's width
+    assert 2 * MM < y - number[2] < 7 * MM                                             # about 4 mm under the number
+    # 署名 and 成文日期: on the page of the body's last line, the date 4 characters in from the right
+    last_body = max((l for l in lines if "九十" in l[5]), key=lambda l: (l[0], l[1]))
+    sig, date = line("××市人民政府"), line("2026年3月8日")
+    assert sig[0] == date[0] == last_body[0]
+    assert sig[1] > last_body[2] and date[1] > sig[2]
+    assert abs(date[4] - ((210 - 26) * MM - 4 * 16)) < 1.5 * MM
+    assert abs((sig[3] + sig[4]) / 2 - (date[3] + date[4]) / 2) < 2 * MM
+    cc = next(l for l in lines if l[5].startswith("抄送"))
+    printed = line("2026年3月8日印发")
+    assert cc[0] == printed[0] == date[0] and printed[4] > (210 - 26 - 8) * MM
+    # the page number's line: 7 mm under the 版心 (262 mm from the top)
+    numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
+    assert numbers and all(abs(l[1] - (297 - 35 + 7) * MM) < 1 * MM for l in numbers), [l[1] / MM for l in numbers]
+    # 签发人 (上行文): the number at the left, 「签发人：姓名」 at the right of the same line
+    data = ok(run("write_document", {"path": "请示.pdf", "text": "# 关于申请专项经费的请示\n\n市政府：\n\n特此请示。",
+                                     "gongwen": {"issuer": "××市财政局文件", "number": "×财发〔2026〕3号", "signer": "张三"}}))
+    lines = pdf_lines(data["path"])
+    number = next(l for l in lines if "财发" in l[5])
+    signer = next(l for l in lines if "签发人" in l[5])
+    assert abs(number[1] - signer[1]) < 1 and number[3] < 40 * MM and signer[4] > (210 - 26 - 10) * MM

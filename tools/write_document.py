@@ -16,6 +16,8 @@ Parameters:
            settings, comments, is kept byte-for-byte).
     page_numbers, header, style ("default" | "gongwen": GB/T 9704-2012), orientation: the page
            furniture of a new document (``xlakit.documents.docx_layout``).
+    gongwen {issuer, number, signer, signature, date, cc, printer, print_date}: the 公文's 红头,
+           署名/成文日期 and 版记 (``xlakit.documents.gongwen``); implies style gongwen.
     format "docx" (default) or "pdf" (a path ending in .pdf means pdf too): the document is
            written and checked as a docx in a scratch folder and LibreOffice headless turns it
            into the PDF (``xlakit.documents.pdf_out``; a Chinese message says how to install
@@ -35,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import documents  # noqa: E402
 from xlakit.fs import paths, files  # noqa: E402
-from xlakit.documents import docx_layout, docx_media, docx_write, pdf_out  # noqa: E402
+from xlakit.documents import docx_layout, docx_media, docx_write, gongwen, pdf_out  # noqa: E402
 from xlakit.errors import InputError, ToolError, FormatError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402
 
@@ -106,7 +108,17 @@ def _layout(params, mode):
         raise InputError("header、page_numbers、style、orientation 只在新建文档时设置；追加（mode=append）沿用原文档的"
                          "页面、页眉页脚和格式。要横向页面请在 text 里写单独一行 <!-- landscape -->")
     header = docx_write.strip_invalid(header.strip())[0] if header else None
-    return docx_layout.Layout(style=style, orientation=orientation, header=header, page_numbers=bool(page_numbers))
+    parts = params.get("gongwen")
+    if parts is not None:
+        problem = gongwen.check(parts)
+        if problem:
+            raise InputError(problem)
+        if mode == "append":
+            raise InputError("gongwen（红头、署名、版记）只在新建文档时设置")
+        style = "gongwen"
+        parts = dict((k, docx_write.strip_invalid(v.strip())[0]) for k, v in parts.items() if v and v.strip())
+    return docx_layout.Layout(style=style, orientation=orientation, header=header, page_numbers=bool(page_numbers),
+                              gongwen_parts=parts)
 
 
 def _verify(path, blocks, appended):

@@ -25,8 +25,9 @@ import re
 
 A4 = (11906, 16838)                     # twips
 _PLAIN_MARGINS = dict(top=1440, right=1800, bottom=1440, left=1800, header=851, footer=992)
-# GB/T 9704-2012 7.1: 天头 37 mm, 订口 28 mm, 版心 156 × 225 mm (so bottom 35, right 26)
-_GONGWEN_MARGINS = dict(top=2098, right=1474, bottom=1984, left=1587, header=851, footer=1304)
+# GB/T 9704-2012 7.1: 天头 37 mm, 订口 28 mm, 版心 156 × 225 mm (so bottom 35, right 26); the footer
+# 21.9 mm from the page edge puts the page number's line 7 mm below the 版心 (7.5, measured in the PDF)
+_GONGWEN_MARGINS = dict(top=2098, right=1474, bottom=1984, left=1587, header=851, footer=1242)
 
 GONGWEN_FONTS = {"title": "方正小标宋简体", "body": "仿宋", "h1": "黑体", "h2": "楷体", "page": "宋体"}
 # fontTable entries: (name, alternative name, panose, family, pitch)
@@ -51,8 +52,10 @@ class Layout(object):
     """What a new document's pages look like; ``base_sect`` (append mode) is the existing
     document's last section properties, copied for the sections this write starts."""
 
-    def __init__(self, style="default", orientation="portrait", header=None, page_numbers=False, base_sect=None):
+    def __init__(self, style="default", orientation="portrait", header=None, page_numbers=False, base_sect=None,
+                 gongwen_parts=None):
         self.style = style
+        self.gongwen_parts = gongwen_parts or {}     # 红头 / 署名 / 版记 words (``gongwen`` module)
         self.gongwen = style == "gongwen"
         self.orientation = orientation
         self.header = header or None

@@ -25,7 +25,7 @@ import zipfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
-from . import docx_extras, docx_layout, docx_media, docx_tables
+from . import docx_extras, docx_layout, docx_media, docx_tables, gongwen
 from .base import FormatError
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -459,6 +459,8 @@ def new_document(text, layout=None, pictures=None):
     cell_ppr = ('<w:spacing w:line="240" w:lineRule="auto"/><w:ind w:firstLineChars="0" w:firstLine="0"/>'
                 if layout.gongwen else "")
     body = body_xml(blocks, Styles(cell_ppr=cell_ppr), numbering, extras)
+    if layout.gongwen and layout.gongwen_parts:
+        body = _gongwen_parts(body, layout)
     title = next((b[2] for b in blocks if b[0] == "h"), None)
     document = ('%s<w:document %s><w:body>%s%s</w:body></w:document>' % (_XML_HEAD, NS_DECL, body, extras.final_sect()))
     numbering_xml = ('%s<w:numbering %s>%s%s</w:numbering>' % (_XML_HEAD, NS_DECL, numbering.abstract_xml(), numbering.num_xml()))
@@ -501,6 +503,27 @@ def new_document(text, layout=None, pictures=None):
         for part, data, _rid, _target in extras.media:
             zf.writestr(part, data, compress_type=zipfile.ZIP_STORED if part.endswith((".png", ".jpeg", ".gif")) else zipfile.ZIP_DEFLATED)
     return buf.getvalue(), blocks
+
+
+def _gongwen_parts(body, layout):
+    """The 红头 before the body, 署名/成文日期 after it (the body's last paragraph kept with them),
+    the 版记 at the foot of the last page (``gongwen``)."""
+    A4 = docx_layout.A4
+    parts, fonts = layout.gongwen_parts, docx_layout.GONGWEN_FONTS
+    sign = gongwen.signature_xml(parts, fonts)
+    if sign:
+        last = body.rfind("<w:p>")
+        if last >= 0:
+            rest = body[last + len("<w:p>"):]
+            if rest.startswith("<w:pPr>"):
+                m = re.match(r"<w:pPr>(<w:pStyle [^>]*/>)?", rest)
+                rest = rest[:m.end()] + "<w:keepNext/>" + rest[m.end():]
+            else:
+                rest = "<w:pPr><w:keepNext/></w:pPr>" + rest
+            body = body[:last + len("<w:p>")] + rest
+    record = gongwen.record_xml(parts, fonts, layout.text_size(layout.orientation)[0],
+                                A4[1] if layout.orientation == "portrait" else A4[0], layout.margins["bottom"])
+    return gongwen.head_xml(parts, fonts, layout.text_size(layout.orientation)[0]) + body + sign + record
 
 
 # ---------------------------------------------------------------- appending
