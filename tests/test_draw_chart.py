@@ -183,7 +183,14 @@ def test_nice_ticks_and_numbers():
     ticks, step = chart.nice_ticks(0, 87)
     assert step == 20 and ticks[0] == 0 and ticks[-1] == 100
     ticks, step = chart.nice_ticks(-13, 42)
-    assert step == 20 and ticks[0] == -20 and ticks[-1] == 60 and 0.0 in ticks
+    assert step == 25 and ticks[0] == -25 and ticks[-1] == 50 and 0.0 in ticks
+    # issue 37 item 10: the nearest nice step above the data, not 40% of the plot empty
+    assert chart.nice_ticks(0, 95700)[0][-1] == 100000            # was 15万 for a max of 9.57万
+    assert chart.nice_ticks(-568000, 568000)[0][-1] <= 600000     # was ±100万 for ±56.8万
+    for lo, hi in ((0, 3), (0, 1234567), (-0.3, 0.9), (17, 23)):
+        ticks, step = chart.nice_ticks(lo, hi)
+        assert ticks[0] <= lo and ticks[-1] >= hi and 4 <= len(ticks) <= 7
+        assert (ticks[-1] - ticks[0]) <= (hi - lo) * 1.6 + step
     assert chart.nice_ticks(0, 0.037)[1] == pytest.approx(0.01)
     unit = chart.unit_for(150000)
     assert chart.fmt_number(150000, 50000, unit) == "15万"
@@ -290,3 +297,25 @@ def test_value_labels_never_run_together_or_hide_under_a_bar(run):
             assert px not in colours, (x, y, px)
             ink += sum(px) < 600
     assert ink > 20                     # the label is really drawn there
+
+
+def test_png_carries_print_dpi_and_axis_titles_keep_their_band(run):
+    """Issue 37 item 10: the PNG says 144 dpi (pHYs); a horizontal bar chart's value-axis title
+    (y_label + unit, drawn at the bottom) has its own band below the tick labels."""
+    data = ok(run("draw_chart", {"type": "bar", "horizontal": True, "labels": ["华东", "华南", "华北"],
+                                 "series": [{"name": "销售额", "data": [95700, 61200, 38800]}], "y_label": "销售额",
+                                 "unit": "元"}, extra_env={"XLA_CHART_FONT": NOTO} if os.path.exists(NOTO) else None))
+    raw = open(data["path"], "rb").read()
+    assert png.dpi_of(raw) == 144.0
+    if not os.path.exists(NOTO):
+        return
+    from xlakit.raster import typeset
+    fonts = typeset.choose_fonts(NOTO)
+    c = chart.Chart(chart.normalize({"type": "bar", "horizontal": True, "labels": ["华东", "华南", "华北"],
+                                     "series": [{"name": "销售额", "data": [95700, 61200, 38800]}],
+                                     "y_label": "销售额", "unit": "元"}), fonts)
+    c.render()
+    x0, y0, x1, y1 = c.plot
+    tick_bottom = y1 + 6 + c.fs * 1.2
+    assert tick_bottom <= c.h - c.pad * 0.6 - c.fs * 1.1          # the title's line starts below the ticks
+    assert c.ticks[-1] <= 120000                                   # 9.57万 and its label: not 15万

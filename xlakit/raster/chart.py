@@ -19,6 +19,7 @@ PALETTE = [(0, 114, 178), (230, 159, 0), (0, 158, 115), (213, 94, 0), (204, 121,
            (153, 153, 51), (221, 204, 119), (204, 102, 119), (136, 34, 85), (170, 68, 153)]
 TEXT = (51, 51, 51)
 SUBTLE = (110, 110, 110)
+TICK = (68, 68, 68)          # tick labels: read on paper, not only on screen (#777 was too faint)
 GRID = (229, 229, 229)
 AXIS = (150, 150, 150)
 ZERO = (90, 90, 90)
@@ -26,24 +27,32 @@ WHITE = (255, 255, 255)
 MARKERS = ("circle", "square", "triangle", "diamond")
 
 MIN_W, MAX_W, MIN_H, MAX_H = 320, 2400, 240, 1800
+PRINT_DPI = 144              # written into the PNG: 800 px = 141 mm, a Word page's text width
 
 
 # -- numbers --------------------------------------------------------------------------------------
 
 def nice_ticks(lo, hi, target=5):
-    """Ticks with a 1-2-5 step covering [lo, hi] (lo < hi)."""
+    """Ticks covering [lo, hi] (lo < hi) with the tightest nice step: 1, 2, 2.5 or 5 times a power
+    of ten, 4 to ``target`` + 2 ticks, the count nearest ``target`` among equally tight ones. The tightest, not the first step above (hi - lo) / target:
+    a maximum of 9.57万 ends at 10万 or 12万, not 15万 (40% of the plot empty)."""
     if hi <= lo:
         hi = lo + 1.0
     raw = (hi - lo) / float(target)
     mag = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 5, 10):
+    best = None
+    for m in (1, 2, 2.5, 5, 10, 20, 25, 50):
         step = m * mag
-        if step >= raw * 0.999:
-            break
-    first = math.floor(lo / step + 1e-9) * step
-    last = math.ceil(hi / step - 1e-9) * step
-    n = int(round((last - first) / step))
-    ticks = [first + i * step for i in range(n + 1)]
+        first = math.floor(lo / step + 1e-9) * step
+        last = math.ceil(hi / step - 1e-9) * step
+        n = int(round((last - first) / step))
+        if n + 1 > target + 2 or n < 3:
+            continue
+        key = (round((last - first) / step * step, 12), abs(n - target))
+        if best is None or key < best[0]:
+            best = (key, step, first, n)
+    _key, step, first, n = best
+    ticks = [float("%.12g" % (first + i * step)) for i in range(n + 1)]
     return [0.0 if abs(t) < step * 1e-9 else t for t in ticks], step
 
 
@@ -403,10 +412,13 @@ class Chart(object):
         self.ticks, self.step, self.unit = ticks, step, unit
         fs = self.fs
         left = self.pad
-        if sp["y_label"]:
+        # the axis titles as drawn: a horizontal chart's value axis (y_label + unit) is at the bottom
+        value_title = sp["y_label"] or sp["unit"]
+        side_title, foot_title = (sp["x_label"], value_title) if horizontal else (value_title, sp["x_label"])
+        if side_title:
             left += fs * 1.5
         bottom = self.h - self.pad * 0.8
-        if sp["x_label"]:
+        if foot_title:
             bottom -= fs * 1.6
         right = self.w - self.pad
         cats = sp["labels"]
@@ -502,11 +514,11 @@ class Chart(object):
             if not horizontal:
                 y = round(self.y_of(t))
                 self.cv.fill_rect(x0, y, x1, y + 1, ZERO if t == 0 else GRID)
-                self.text(x0 - 8, y + 0.5, s, fs, SUBTLE, anchor="right", baseline="middle")
+                self.text(x0 - 8, y + 0.5, s, fs, TICK, anchor="right", baseline="middle")
             else:
                 x = round(self.x_of_value(t))
                 self.cv.fill_rect(x, y0, x + 1, y1, ZERO if t == 0 else GRID)
-                self.text(x + 0.5, y1 + 6, s, fs, SUBTLE, anchor="center", baseline="top")
+                self.text(x + 0.5, y1 + 6, s, fs, TICK, anchor="center", baseline="top")
         sp = self.spec
         ylab = sp["y_label"] + ("（%s）" % sp["unit"] if sp["unit"] else "")
         xlab = sp["x_label"]
