@@ -10,7 +10,7 @@ fixed (``tblLayout fixed``) so Word, WPS and LibreOffice all keep them.
 
 A table that does not fit at the body size is set one size smaller (五号 → 小五, 三号 → 四号)
 before its text columns go below five characters. Rows never split across a page (``cantSplit``), the header row repeats on every page
-(``tblHeader``), and numbers are right-aligned as in a finance table.
+(``tblHeader``), numbers are right-aligned as in a finance table and a 合计 row is bold.
 """
 import re
 
@@ -120,6 +120,8 @@ def table_xml(rows, header, styles, para_xml, plain, total=8306, em=210):
              % (styles.table, sum(widths), border, 1 if header else 0, "".join('<w:gridCol w:w="%d"/>' % w for w in widths))]
     for n, row in enumerate(rows):
         head = header and n == 0
+        # a 合计/总计/小计 row reads as the table's result: bold, like the header
+        total = not head and bool(row) and plain(row[0]).replace(" ", "") in ("合计", "总计", "小计", "总合计", "合计：")
         cells = list(row) + [""] * (ncols - len(row))
         parts.append("<w:tr><w:trPr><w:cantSplit/>%s</w:trPr>" % ("<w:tblHeader/>" if head else ""))
         for c, cell in enumerate(cells):
@@ -128,7 +130,7 @@ def table_xml(rows, header, styles, para_xml, plain, total=8306, em=210):
                 ppr += '<w:jc w:val="center"/>'
             elif is_number(plain(cell)):
                 ppr += '<w:jc w:val="right"/>'
-            para = para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), ppr, head)
+            para = para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), ppr, head or total)
             if size:
                 para = _sized(para, size)
             parts.append('<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/></w:tcPr>%s</w:tc>' % (widths[c], para))
