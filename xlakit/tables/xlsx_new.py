@@ -471,13 +471,19 @@ def page_setup_xml(width):
             % ("landscape" if width > LANDSCAPE_COLUMNS else "portrait"))
 
 
-def print_titles_xml(title, header):
-    """The workbook's ``definedNames``: the header row repeated on every printed page."""
-    if not header:
-        return ""
+def print_titles_xml(title, header, areas=None):
+    """The workbook's ``definedNames``: the header row repeated on every printed page; ``areas``
+    [(c1, r1, c2, r2)] (1-based) the print area: with a chart beside the table, the table and the
+    chart are two areas, each printed on its own pages, so "fit to one page wide" fits the table
+    and not the table plus the chart (which shrank a printed table to 4 pt)."""
     quoted = "'%s'" % title.replace("'", "''")
-    return ('<definedNames><definedName name="_xlnm.Print_Titles" localSheetId="0">%s!$1:$1</definedName>'
-            '</definedNames>' % opc.xml_text(quoted))
+    names = []
+    if areas:
+        names.append('<definedName name="_xlnm.Print_Area" localSheetId="0">%s</definedName>' % opc.xml_text(",".join(
+            "%s!$%s$%d:$%s$%d" % (quoted, col_letter(c1 - 1), r1, col_letter(c2 - 1), r2) for c1, r1, c2, r2 in areas)))
+    if header:
+        names.append('<definedName name="_xlnm.Print_Titles" localSheetId="0">%s!$1:$1</definedName>' % opc.xml_text(quoted))
+    return "<definedNames>%s</definedNames>" % "".join(names) if names else ""
 
 
 def _write_parts(zf, title, styles_xml, header=False, attach=None):
@@ -488,8 +494,9 @@ def _write_parts(zf, title, styles_xml, header=False, attach=None):
     zf.writestr("_rels/.rels", _PKG_RELS)
     zf.writestr("docProps/app.xml", _PKG_APP)
     zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
-    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
-                                                    "names": print_titles_xml(title, header)})
+    if attach is None:      # with a chart, the workbook (its print area) follows the rows: _chart_parts
+        zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
+                                                        "names": print_titles_xml(title, header)})
     zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
     zf.writestr("xl/styles.xml", styles_xml)
 
@@ -510,6 +517,10 @@ def _chart_parts(zf, chart, attach, title, head, header, width, counter):
     resolved = chart.resolve(title, head[0] if header else None, first, counter[0], data)
     for name, content in attach.parts(resolved, width + 1, 0).items():
         zf.writestr(name, content)
+    areas = [(1, 1, max(width, 1), max(counter[0], 1)),
+             (width + 2, 1, width + 1 + xlsx_chart.ANCHOR_COLS, xlsx_chart.ANCHOR_ROWS + 1)]
+    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
+                                                    "names": print_titles_xml(title, header, areas)})
 
 
 def write_new(tmp, title, head, rest, stats, counter, styles=None, chart=None):
