@@ -198,3 +198,30 @@ def test_pdf_toc_pages_are_the_pages_of_the_pdf(run, home):
     assert sorted(shown) == sorted(headings) and sorted(found) == sorted(headings)
     assert shown == found
     assert max(found.values()) >= 5          # the headings really spread over pages
+
+
+@needs_lo
+def test_written_money_columns_print_as_money_and_totals_bold(run, tmp_path):
+    """Issue 37 item 9: a plain write_spreadsheet table's money columns are numbers in #,##0.00
+    (not "15184" beside "1801.93"), its 合计 row bold; read from the printed PDF."""
+    import re
+    import zipfile
+    rows = [["部门", "费用金额", "人数"], ["技术部", 15184, 12], ["销售部", 1801.93, 8], ["合计", 16985.93, 20]]
+    path = str(tmp_path / "费用.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rows}))
+    with zipfile.ZipFile(path) as zf:
+        assert 'formatCode="#,##0.00"' in zf.read("xl/styles.xml").decode()
+    wb = openpyxl.load_workbook(path)
+    ws = wb.active
+    assert ws["B2"].value == 15184 and ws["B2"].number_format == "#,##0.00" and ws["C2"].number_format == "General"
+    assert ws["A4"].font.b and ws["B4"].font.b and not ws["A2"].font.b
+    pdf = str(tmp_path / "费用.pdf")
+    ok(run("convert_document", {"path": path, "out_path": pdf}))
+    text = pages(pdf)[0]
+    assert "15,184.00" in text and "1,801.93" in text and "16,985.93" in text
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-stdout", "-q", pdf], capture_output=True).stdout.decode()
+    fonts = dict(re.findall(r'<fontspec id="(\d+)"[^>]*family="([^"]+)"', xml))
+    total = re.search(r'font="(\d+)"[^>]*>(?:<b>)?合计', xml)
+    body = re.search(r'font="(\d+)"[^>]*>(?:<b>)?技术部', xml)
+    assert total and body
+    assert "Bold" in fonts[total.group(1)] or "<b>合计" in xml, fonts

@@ -523,9 +523,46 @@ def _chart_parts(zf, chart, attach, title, head, header, width, counter):
                                                     "names": print_titles_xml(title, header, areas)})
 
 
+MONEY_FORMAT = "#,##0.00"
+_MONEY_WORDS = ("金额", "额", "元", "价", "费", "收入", "成本", "工资", "薪", "款", "税", "利润", "支出", "预算",
+                "余额", "奖金", "报销", "营收", "销售", "amount", "price", "cost", "revenue", "salary", "total")
+
+
+def money_styles(head):
+    """Styles for a plain table (no ``styles`` given): its money columns as numbers in
+    ``#,##0.00`` (mixed "15184" / "1801.93" read as one kind of figure, and print aligned), the
+    header row and the 合计 rows among the rows seen bold. A money column: a header naming money
+    (金额, 单价, 费用, 收入, …; not a code's name) over numbers, or numbers with cents (no more than
+    two decimals, some above 100). None when the table has no money column."""
+    from .values import is_code_name, is_total_label
+    if not head or not looks_like_header(head[0]) or len(head) < 2:
+        return None
+    names = head[0]
+    formats = {}
+    for c, name in enumerate(names):
+        values = [row[c] for row in head[1:] if c < len(row) and row[c] is not None and row[c] != ""]
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if not numbers or len(numbers) < 0.8 * len(values):
+            continue
+        label = str(name or "").strip().lower()
+        if label and is_code_name(label):
+            continue
+        named = any(w in label for w in _MONEY_WORDS) and not any(w in label for w in ("率", "比", "%", "数量", "个数"))
+        cents = [v for v in numbers if isinstance(v, float) and v != int(v)]
+        priced = cents and all(abs(round(v, 2) - v) < 1e-9 for v in cents) and max(abs(v) for v in numbers) >= 100
+        if named or priced:
+            formats[c] = MONEY_FORMAT
+    if not formats:
+        return None
+    bold = [0] + [r for r, row in enumerate(head) if r and row and is_total_label(row[0])]
+    return {"column_formats": formats, "bold_rows": bold, "freeze": [1, 0]}
+
+
 def write_new(tmp, title, head, rest, stats, counter, styles=None, chart=None):
     """A new workbook with one sheet, written streaming (constant memory whatever the row count).
     ``chart``: an ``xlsx_chart.ChartJob`` drawn beside the rows."""
+    if not styles:
+        styles = money_styles(head)
     if styles:
         return _write_styled(tmp, title, head, rest, stats, counter, styles, chart)
     header = bool(head) and looks_like_header(head[0])
