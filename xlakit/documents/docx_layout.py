@@ -212,16 +212,17 @@ def toc_styles(text_width, font, latin):
     return "".join(out)
 
 
-def toc_xml(entries, esc, title="目录", style_ids=None):
+def toc_xml(entries, esc, title="目录", style_ids=None, levels=(1, 3)):
     """The TOC block: a heading and the field; ``entries`` are (level, text, bookmark, page or
     None) of the headings the document will hold, written as the field's current result."""
     ids = style_ids or {}
     head = '<w:p><w:pPr><w:pStyle w:val="%s"/></w:pPr>%s</w:p>' % (ids.get("heading", "TOCHeading"), _text_run(title, esc))
     begin = ('<w:r><w:fldChar w:fldCharType="begin" w:dirty="true"/></w:r><w:r><w:instrText xml:space="preserve">'
-             ' TOC \\o "1-3" \\h \\z \\u </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>')
+             ' TOC \\o "%d-%d" \\h \\z \\u </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+             % levels)
     end = '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
     paras = []
-    shown = [e for e in entries if e[0] <= 3]
+    shown = [e for e in entries if levels[0] <= e[0] <= levels[1]]
     if not shown:
         paras.append('<w:p>%s%s%s</w:p>' % (begin, _text_run("（文档里还没有标题：在 Word/WPS 中右键“更新域”生成目录）", esc), end))
     for n, (level, text, mark, page) in enumerate(shown):

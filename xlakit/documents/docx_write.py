@@ -256,8 +256,9 @@ def body_xml(blocks, styles, numbering, extras):
             body = "".join(_run_xml(t, b, i, c) for t, b, i, c in runs(block[2]))
             # the outline level also on the paragraph: a TOC field and the navigation pane need it, and
             # an existing document's "heading N" style (append) may lack one
-            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/><w:outlineLvl w:val="%d"/></w:pPr>%s</w:p>'
-                       % (styles.heading[level], level - 1, extras.heading_wrap(index, body)))
+            centre = '<w:jc w:val="center"/>' if index == extras.title_index else ""
+            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/>%s<w:outlineLvl w:val="%d"/></w:pPr>%s</w:p>'
+                       % (styles.heading[level], centre, level - 1, extras.heading_wrap(index, body)))
         elif kind == "img":
             out.append(extras.picture(block[1], block[2], block[3]))
         elif kind == "toc":
@@ -777,6 +778,7 @@ def _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name
         part_base=base)
     extras.toc_style_ids = toc_ids
     extras.estimate_pages = False      # the pages of the existing content are not known here
+    extras.find_title = False
     return extras, sect_text
 
 
