@@ -213,7 +213,14 @@ def test_a_chart_beside_the_table_does_not_shrink_its_print(run, tmp_path):
                                  "chart": {"type": "bar", "title": "金额", "categories": "部门", "values": ["金额"]}}))
     with zipfile.ZipFile(path) as zf:
         workbook = zf.read("xl/workbook.xml").decode("utf-8")
-    assert "'Sheet1'!$A$1:$D$31,'Sheet1'!$F$1:$M$17" in workbook.replace("&apos;", "'")
+    # 30 categories: the chart 24 rows tall (their labels turn), both areas in the print area
+    assert "'Sheet1'!$A$1:$D$31,'Sheet1'!$F$1:$M$25" in workbook.replace("&apos;", "'")
+    with zipfile.ZipFile(path) as zf:
+        drawing = zf.read("xl/drawings/drawing1.xml").decode("utf-8")
+        chart_xml = zf.read("xl/charts/chart1.xml").decode("utf-8")
+    assert "<xdr:to><xdr:col>13</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>24</xdr:row>" in drawing
+    # the value axis: titled with the series, numbers with thousands separators
+    assert '<c:numFmt formatCode="#,##0" sourceLinked="0"/>' in chart_xml and "<a:t>金额</a:t>" in chart_xml
     pdf = str(tmp_path / "带图表.pdf")
     data = ok(run("convert_document", {"path": path, "out_path": pdf}))
     assert data["pages"] == 2

@@ -518,7 +518,7 @@ def _chart_parts(zf, chart, attach, title, head, header, width, counter):
     for name, content in attach.parts(resolved, width + 1, 0).items():
         zf.writestr(name, content)
     areas = [(1, 1, max(width, 1), max(counter[0], 1)),
-             (width + 2, 1, width + 1 + xlsx_chart.ANCHOR_COLS, xlsx_chart.ANCHOR_ROWS + 1)]
+             (width + 2, 1, width + 1 + xlsx_chart.ANCHOR_COLS, xlsx_chart.anchor_rows(resolved) + 1)]
     zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
                                                     "names": print_titles_xml(title, header, areas)})
 
