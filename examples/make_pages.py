@@ -1,4 +1,4 @@
-"""Regenerate the rendered example pages (examples/gongwen, examples/monthly): every file is made by
+"""Regenerate the rendered example pages (examples/gongwen, examples/monthly, examples/pivot): every file is made by
 the real tools with the host's contract, the PDF by write_document's LibreOffice path, the PNG pages
 by poppler's pdftoppm. Run from the repository root: python3 examples/make_pages.py (needs
 LibreOffice and poppler-utils)."""
@@ -63,9 +63,30 @@ MONTHLY = {
 }
 
 
+def pivot_pages(home):
+    """A year of expenses by department, pivoted by department x month with a chart, printed."""
+    import random
+    rnd = random.Random(7)
+    rows = [["日期", "部门", "费用类别", "金额"]]
+    for month in range(1, 13):
+        for dept in ("技术部", "销售部", "市场部", "行政部", "财务部", "客服部"):
+            for kind in ("差旅", "办公", "招待"):
+                rows.append(["2025-%02d-%02d" % (month, rnd.randint(1, 28)), dept, kind,
+                             round(rnd.uniform(800, 26000), 2)])
+    src = os.path.join(home, ".xla", "workspace", "2025年费用明细.xlsx")
+    tool("write_spreadsheet", {"path": src, "rows": rows}, home)
+    pv = tool("pivot_table", {"path": src, "row": {"column": "日期", "date_bucket": "month"}, "col": {"column": "部门"},
+                              "value": "金额", "chart": {"type": "bar", "title": "2025年各月各部门费用"}}, home)
+    pdf = tool("convert_document", {"path": pv["path"]}, home)
+    folder = os.path.join(HERE, "pivot")
+    pages(pdf["path"], folder, "透视表打印")
+    shutil.copy(pv["path"], os.path.join(folder, "2025年费用_透视.xlsx"))
+
+
 def main():
     home = tempfile.mkdtemp(prefix="xla-examples-")
     try:
+        pivot_pages(home)
         tool("draw_chart", {"type": "bar", "title": "各区域季度收入", "labels": ["一季度", "二季度", "三季度"],
                             "series": [{"name": "华东", "data": [34.5e6, 39.8e6, 45.2e6]},
                                        {"name": "华南", "data": [30.1e6, 36.7e6, 40.2e6]},
