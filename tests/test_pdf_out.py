@@ -225,3 +225,25 @@ def test_written_money_columns_print_as_money_and_totals_bold(run, tmp_path):
     body = re.search(r'font="(\d+)"[^>]*>(?:<b>)?技术部', xml)
     assert total and body
     assert "Bold" in fonts[total.group(1)] or "<b>合计" in xml, fonts
+
+
+@needs_lo
+def test_preview_shows_the_first_page_and_layout_facts(run, home):
+    """Issue 37 "let the model see what it made": preview=true answers with a PNG of the first page
+    and the facts: pages, the fonts the PDF embeds, text running off the page."""
+    import base64
+    from xlakit.raster import png
+    pytest.importorskip("pypdfium2")
+    data = ok(run("write_document", {"path": "预览.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"}))
+    facts = data["preview"]
+    assert facts["pages"] == 1 and facts["overflow"] == {} and facts["fonts"]
+    assert data["images"][0]["mime"] == "image/png"
+    w, h, rgb = png.decode(base64.b64decode(data["images"][0]["data"]))
+    assert w == 560 and abs(h / float(w) - 297 / 210.0) < 0.01
+    assert any(sum(rgb[i:i + 3]) < 200 for i in range(0, len(rgb), 3))      # ink on the page
+    # a docx is looked at through a PDF made in a scratch folder: nothing but the docx is left
+    data = ok(run("write_document", {"path": "看看.docx", "preview": True, "style": "gongwen",
+                                     "text": "# 关于开展检查的通知\n\n各部门：\n\n现将有关事项通知如下。"}))
+    assert data["preview"]["pages"] == 1 and len(data["images"]) == 1
+    assert any("Serif" in f for f in data["preview"]["fonts"])               # the 公文's serif roles, not one sans
+    assert sorted(n for n in os.listdir(workspace(home)) if n.startswith("看看")) == ["看看.docx"]
