@@ -225,7 +225,11 @@ def test_bar_labels_break_evenly_shrink_first_and_stay_on_the_canvas(run):
     a wrap. Then the real tool: no ink in the image's outer 2 px."""
     from xlakit.raster import typeset
     fonts = typeset.choose_fonts(NOTO)
-    assert chart.wrap(fonts, "西北区大客户事业部", 13, 110) == ["西北区大客", "户事业部"]
+    assert chart.wrap(fonts, "西北区大客户事业部", 13, 110) == ["西北区", "大客户事业部"]    # after a unit word
+    # issue 37 item 7: never inside a common word (采/购, 数/字化, 转/型); no such break -> None
+    assert chart.split_two(fonts, "数字化转型办公室", 13, 80) == ["数字化转型", "办公室"]
+    assert chart.split_two(fonts, "华东区域营销管理中心", 13, 80) == ["华东区域营销", "管理中心"]
+    assert chart.split_two(fonts, "采购部", 13, 30) is None
     assert chart.split_two(fonts, "部门", 13, 14) is None           # 1 + 1 is not a wrap
     seen = set()
     for width in range(400, 1300, 100):

@@ -232,10 +232,42 @@ def _visible(line):
     return len(line.replace(" ", ""))
 
 
+# CJK has no spaces: a label breaks well after a unit word (部, 区, 中心, 公司 …) and badly inside a
+# common two-character word (采/购, 数/字化, 客/户). Small lists, no dictionary: office labels are
+# mostly department, region, product and cost names.
+_UNIT_END = set("部区处科室局厅省市县镇乡村费类组站所院馆队店厂司团化型级期季月年度量额额率")
+_WORDS = ("采购", "数字", "管理", "办公", "财务", "销售", "市场", "技术", "行政", "人力", "资源", "研发", "生产",
+          "运营", "客服", "客户", "信息", "物流", "仓储", "质量", "安全", "服务", "工程", "项目", "中心", "事业",
+          "营销", "发展", "建设", "设备", "公司", "集团", "分公司", "华东", "华南", "华北", "华中", "西南", "西北",
+          "东北", "电商", "渠道", "直营", "加盟", "门店", "产品", "业务", "智能", "网络", "数据", "系统", "综合",
+          "后勤", "保障", "培训", "招聘", "差旅", "餐饮", "交通", "通讯", "租赁", "维修", "广告", "宣传", "推广",
+          "转型", "区域", "大客户", "办公室", "委员会", "有限")
+
+
+def _break_cost(first, second):
+    """0: a good place (a space, Latin|CJK, after a unit word); 1: between two CJK characters;
+    2: inside a common word."""
+    a, b = first[-1:], second[:1]
+    if not a or not b or a == " " or b == " " or (ord(a) < 0x2E80) != (ord(b) < 0x2E80):
+        return 0
+    if ord(a) < 0x2E80:
+        return 0
+    joined = first[-3:] + second[:3]
+    cut = len(first[-3:])
+    for w in _WORDS:
+        at = joined.find(w)
+        while at >= 0:
+            if at < cut < at + len(w):
+                return 2
+            at = joined.find(w, at + 1)
+    return 0 if a in _UNIT_END or first.endswith(("中心", "公司", "集团")) else 1
+
+
 def split_two(fonts, text, size, max_w):
     """The best two-line break of ``text`` at a word/character boundary, or None: both lines fit
     ``max_w``, neither holds a single character (no "西北区大客户事业/部"), no line starts with
-    closing or ends with opening punctuation; among those the most even split (the longer line
+    closing or ends with opening punctuation; among those the best place (``_break_cost``: after
+    a unit word, never inside 采购 or 数字化), then the most even split (the longer line
     shortest), the first line the longer one on a tie."""
     tokens = _tokens(text)
     best = None
@@ -248,7 +280,10 @@ def split_two(fonts, text, size, max_w):
         w1, w2 = fonts.width(first, size), fonts.width(second, size)
         if w1 > max_w or w2 > max_w:
             continue
-        score = (max(w1, w2), w1 < w2)
+        cost = _break_cost(first, second)
+        if cost >= 2:
+            continue            # never inside 采购 / 数字化: the caller shrinks or rotates instead
+        score = (cost, max(w1, w2), w1 < w2)
         if best is None or score < best[0]:
             best = (score, [first, second])
     return best[1] if best else None
