@@ -11,7 +11,8 @@ sheet is streamed into the zip in constant memory whatever the row count; the pa
 (0-based indexes; -1 is the last row / the last cell of each row), ``number_format`` (an Excel
 format code such as ``#,##0.00`` for every number cell), ``column_formats`` ({0-based column:
 format code}, for the number cells of those columns: derived tables' converted money columns) and
-``freeze`` ([rows, cols] kept in view).
+``freeze`` ([rows, cols] kept in view); ``AUTO_MONEY`` (write_spreadsheet's new tables): money
+columns in ``#,##0.00`` and 合计 rows bold, found by ``money_styles``.
 Without it the output is exactly what it always was.
 
 Every new workbook prints sensibly (``page_setup_xml``): fit to the page width, landscape when
@@ -524,6 +525,7 @@ def _chart_parts(zf, chart, attach, title, head, header, width, counter):
 
 
 MONEY_FORMAT = "#,##0.00"
+AUTO_MONEY = "money"        # ``styles`` for a table a person typed (write_spreadsheet): ``money_styles``
 _MONEY_WORDS = ("金额", "额", "元", "价", "费", "收入", "成本", "工资", "薪", "款", "税", "利润", "支出", "预算",
                 "余额", "奖金", "报销", "营收", "销售", "amount", "price", "cost", "revenue", "salary", "total")
 
@@ -561,7 +563,7 @@ def money_styles(head):
 def write_new(tmp, title, head, rest, stats, counter, styles=None, chart=None):
     """A new workbook with one sheet, written streaming (constant memory whatever the row count).
     ``chart``: an ``xlsx_chart.ChartJob`` drawn beside the rows."""
-    if not styles:
+    if styles == AUTO_MONEY:
         styles = money_styles(head)
     if styles:
         return _write_styled(tmp, title, head, rest, stats, counter, styles, chart)
