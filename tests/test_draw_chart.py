@@ -183,7 +183,14 @@ def test_nice_ticks_and_numbers():
     ticks, step = chart.nice_ticks(0, 87)
     assert step == 20 and ticks[0] == 0 and ticks[-1] == 100
     ticks, step = chart.nice_ticks(-13, 42)
-    assert step == 20 and ticks[0] == -20 and ticks[-1] == 60 and 0.0 in ticks
+    assert step == 25 and ticks[0] == -25 and ticks[-1] == 50 and 0.0 in ticks
+    # issue 37 item 10: the nearest nice step above the data, not 40% of the plot empty
+    assert chart.nice_ticks(0, 95700)[0][-1] == 100000            # was 15万 for a max of 9.57万
+    assert chart.nice_ticks(-568000, 568000)[0][-1] <= 600000     # was ±100万 for ±56.8万
+    for lo, hi in ((0, 3), (0, 1234567), (-0.3, 0.9), (17, 23)):
+        ticks, step = chart.nice_ticks(lo, hi)
+        assert ticks[0] <= lo and ticks[-1] >= hi and 4 <= len(ticks) <= 7
+        assert (ticks[-1] - ticks[0]) <= (hi - lo) * 1.6 + step
     assert chart.nice_ticks(0, 0.037)[1] == pytest.approx(0.01)
     unit = chart.unit_for(150000)
     assert chart.fmt_number(150000, 50000, unit) == "15万"
@@ -218,7 +225,11 @@ def test_bar_labels_break_evenly_shrink_first_and_stay_on_the_canvas(run):
     a wrap. Then the real tool: no ink in the image's outer 2 px."""
     from xlakit.raster import typeset
     fonts = typeset.choose_fonts(NOTO)
-    assert chart.wrap(fonts, "西北区大客户事业部", 13, 110) == ["西北区大客", "户事业部"]
+    assert chart.wrap(fonts, "西北区大客户事业部", 13, 110) == ["西北区", "大客户事业部"]    # after a unit word
+    # issue 37 item 7: never inside a common word (采/购, 数/字化, 转/型); no such break -> None
+    assert chart.split_two(fonts, "数字化转型办公室", 13, 80) == ["数字化转型", "办公室"]
+    assert chart.split_two(fonts, "华东区域营销管理中心", 13, 80) == ["华东区域营销", "管理中心"]
+    assert chart.split_two(fonts, "采购部", 13, 30) is None
     assert chart.split_two(fonts, "部门", 13, 14) is None           # 1 + 1 is not a wrap
     seen = set()
     for width in range(400, 1300, 100):
@@ -253,3 +264,72 @@ def test_no_font_hint_names_this_systems_font():
     assert "微软雅黑" in win and "msyh.ttc" in win and "simhei" in win and "文泉驿" not in win and "apt" not in win
     assert "PingFang" in sfnt.install_hint("darwin")
     assert "fonts-wqy-microhei" in sfnt.install_hint("linux")
+
+
+def _overlap(a, b, across=0.0):
+    return a[0] < b[2] + across and b[0] < a[2] + across and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.skipif(not os.path.exists(NOTO), reason="fonts-noto-cjk not installed")
+def test_value_labels_never_run_together_or_hide_under_a_bar(run):
+    """Issue 37 item 2: grouped bars' labels read "34.5亿39.8亿45.2亿" and a negative bar's minus
+    sign hid under the neighbouring bar. Every label drawn keeps half a character from the next,
+    covers no bar but its own, and (in the real tool's PNG) the pixels of "-23.4万" hold no bar colour."""
+    from xlakit.raster import typeset
+    fonts = typeset.choose_fonts(NOTO)
+    grouped = {"type": "bar", "labels": ["2022", "2023", "2024", "2025"], "series": [
+        {"name": "华东", "data": [34.5e8, 39.8e8, 45.2e8, 41.0e8]}, {"name": "华南", "data": [30.1e8, 36.7e8, 40.2e8, 44.4e8]},
+        {"name": "华北", "data": [28.5e8, 31.2e8, 37.9e8, 39.9e8]}]}
+    negative = {"type": "bar", "labels": ["一月", "二月", "三月", "四月", "五月", "六月"], "series": [
+        {"name": "利润", "data": [120000, -234500, 568000, -98000, 310000, 45000]},
+        {"name": "预算", "data": [150000, 100000, 500000, 80000, 300000, 60000]}]}
+    for params in (grouped, negative, dict(negative, horizontal=True), dict(grouped, horizontal=True)):
+        for width in (420, 600, 900):
+            c = chart.Chart(chart.normalize(dict(params, width=width, height=380)), fonts)
+            c.render()
+            boxes = [b for b, _t in c.value_boxes]
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    assert not _overlap(a, b, c.fs_value * 0.4), (params["type"], width, c.value_boxes)
+            owners = dict((t, None) for _b, t in c.value_boxes)
+            for box, text in c.value_boxes:
+                hits = [bar for bar, _who in c.bar_boxes if _overlap(box, bar, -0.5)]
+                assert len(hits) <= 1, (width, text, hits)     # at most its own bar (a label inside a stack)
+            if width >= 600:
+                assert c.value_skipped == 0 and len(boxes) == sum(len(s["data"]) for s in params["series"])
+            assert owners
+    data = ok(run("draw_chart", dict(negative, width=640, height=400), extra_env={"XLA_CHART_FONT": NOTO}))
+    w, h, flat = png.decode(open(data["path"], "rb").read())
+    c = chart.Chart(chart.normalize(dict(negative, width=640, height=400)), fonts)
+    c.render()
+    box = next(b for b, t in c.value_boxes if t == "-23.4万")
+    colours = set(PALETTE[:2])
+    ink = 0
+    for y in range(int(box[1]), int(box[3]) + 1):
+        for x in range(int(box[0]), int(box[2]) + 1):
+            px = tuple(flat[(y * w + x) * 3:(y * w + x) * 3 + 3])
+            assert px not in colours, (x, y, px)
+            ink += sum(px) < 600
+    assert ink > 20                     # the label is really drawn there
+
+
+def test_png_carries_print_dpi_and_axis_titles_keep_their_band(run):
+    """Issue 37 item 10: the PNG says 144 dpi (pHYs); a horizontal bar chart's value-axis title
+    (y_label + unit, drawn at the bottom) has its own band below the tick labels."""
+    data = ok(run("draw_chart", {"type": "bar", "horizontal": True, "labels": ["华东", "华南", "华北"],
+                                 "series": [{"name": "销售额", "data": [95700, 61200, 38800]}], "y_label": "销售额",
+                                 "unit": "元"}, extra_env={"XLA_CHART_FONT": NOTO} if os.path.exists(NOTO) else None))
+    raw = open(data["path"], "rb").read()
+    assert png.dpi_of(raw) == 144.0
+    if not os.path.exists(NOTO):
+        return
+    from xlakit.raster import typeset
+    fonts = typeset.choose_fonts(NOTO)
+    c = chart.Chart(chart.normalize({"type": "bar", "horizontal": True, "labels": ["华东", "华南", "华北"],
+                                     "series": [{"name": "销售额", "data": [95700, 61200, 38800]}],
+                                     "y_label": "销售额", "unit": "元"}), fonts)
+    c.render()
+    x0, y0, x1, y1 = c.plot
+    tick_bottom = y1 + 6 + c.fs * 1.2
+    assert tick_bottom <= c.h - c.pad * 0.6 - c.fs * 1.1          # the title's line starts below the ticks
+    assert c.ticks[-1] <= 120000                                   # 9.57万 and its label: not 15万

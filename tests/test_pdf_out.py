@@ -92,7 +92,7 @@ def test_convert_document_docx_and_chart_workbook(run, home, tmp_path):
     out = tmp_path / "导出" / "收支.pdf"
     data = ok(run("convert_document", {"path": str(book), "out_path": str(out)}))
     assert data["path"] == str(out) and out.is_file()
-    text = pages(str(out))[0]
+    text = "".join(pages(str(out)))      # the table, then the chart on its own page (two print areas)
     assert "月度收入图" in text and "160" in text
 
 
@@ -156,3 +156,94 @@ def test_a_hanging_or_failing_libreoffice_is_stopped_and_explained(run, home, tm
     error = fail(run("write_document", {"path": "坏.pdf", "text": "正文"}, extra_env={"XLA_SOFFICE": broken}))
     assert "没能把" in error and "could not be loaded" in error
     assert not os.path.isdir(workspace(home)) or [n for n in os.listdir(workspace(home)) if n.endswith(".pdf")] == []
+
+
+def _toc_and_heading_pages(pdf, headings):
+    """({heading: page number the TOC shows}, {heading: page the heading itself is on}) from the
+    PDF's own text: a TOC line is the heading, dot leaders and a number."""
+    import re
+    shown, found = {}, {}
+    for n, page in enumerate(pages(pdf), 1):
+        for line in page.splitlines():
+            flat = line.replace(" ", "")
+            for h in headings:
+                key = h.replace(" ", "")
+                m = re.match(r"^%s[.…·]{3,}(\d+)$" % re.escape(key), flat)
+                if m:
+                    shown[h] = int(m.group(1))
+                elif flat == key and h not in found:
+                    found[h] = n
+    return shown, found
+
+
+@needs_lo
+def test_pdf_toc_pages_are_the_pages_of_the_pdf(run, home):
+    """Issue 37 item 1: the TOC LibreOffice exports counts its own pages (indexes updated before the
+    export), not our estimate: wide Latin text, a tall table and short headings near page ends make
+    the estimate miss, the PDF must not."""
+    parts = ["# 年度工作报告", "[TOC]"]
+    headings = []
+    for n in range(8):
+        h = "第%d部分 工作内容" % (n + 1)
+        headings.append(h)
+        parts.append("## " + h)
+        for k in range(2 + (n * 5) % 7):
+            # capitals are about twice the width the page estimate gives Latin text
+            parts.append("WWWW MMMM QQQQ " * (8 + 3 * k) if n % 2 else "本段正文用来占据版面，说明本部分的情况。" * (4 + 2 * k))
+        if n % 3 == 1:
+            parts.append("| 单位 | 金额 | 合同编号 |\n|---|---|---|\n" + "\n".join(
+                "| 华东区域采购管理中心第%d分部 | 3,124,500.00 | HT-2024-0100%d |" % (i, i) for i in range(9)))
+    data = ok(run("write_document", {"path": "年度报告.pdf", "text": "\n\n".join(parts), "page_numbers": True}))
+    shown, found = _toc_and_heading_pages(data["path"], headings)
+    assert sorted(shown) == sorted(headings) and sorted(found) == sorted(headings)
+    assert shown == found
+    assert max(found.values()) >= 5          # the headings really spread over pages
+
+
+@needs_lo
+def test_written_money_columns_print_as_money_and_totals_bold(run, tmp_path):
+    """Issue 37 item 9: a plain write_spreadsheet table's money columns are numbers in #,##0.00
+    (not "15184" beside "1801.93"), its 合计 row bold; read from the printed PDF."""
+    import re
+    import zipfile
+    rows = [["部门", "费用金额", "人数"], ["技术部", 15184, 12], ["销售部", 1801.93, 8], ["合计", 16985.93, 20]]
+    path = str(tmp_path / "费用.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rows}))
+    with zipfile.ZipFile(path) as zf:
+        assert 'formatCode="#,##0.00"' in zf.read("xl/styles.xml").decode()
+    wb = openpyxl.load_workbook(path)
+    ws = wb.active
+    assert ws["B2"].value == 15184 and ws["B2"].number_format == "#,##0.00" and ws["C2"].number_format == "General"
+    assert ws["A4"].font.b and ws["B4"].font.b and not ws["A2"].font.b
+    pdf = str(tmp_path / "费用.pdf")
+    ok(run("convert_document", {"path": path, "out_path": pdf}))
+    text = pages(pdf)[0]
+    assert "15,184.00" in text and "1,801.93" in text and "16,985.93" in text
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-stdout", "-q", pdf], capture_output=True).stdout.decode()
+    fonts = dict(re.findall(r'<fontspec id="(\d+)"[^>]*family="([^"]+)"', xml))
+    total = re.search(r'font="(\d+)"[^>]*>(?:<b>)?合计', xml)
+    body = re.search(r'font="(\d+)"[^>]*>(?:<b>)?技术部', xml)
+    assert total and body
+    assert "Bold" in fonts[total.group(1)] or "<b>合计" in xml, fonts
+
+
+@needs_lo
+def test_preview_shows_the_first_page_and_layout_facts(run, home):
+    """Issue 37 "let the model see what it made": preview=true answers with a PNG of the first page
+    and the facts: pages, the fonts the PDF embeds, text running off the page."""
+    import base64
+    from xlakit.raster import png
+    pytest.importorskip("pypdfium2")
+    data = ok(run("write_document", {"path": "预览.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"}))
+    facts = data["preview"]
+    assert facts["pages"] == 1 and facts["overflow"] == {} and facts["fonts"]
+    assert data["images"][0]["mime"] == "image/png"
+    w, h, rgb = png.decode(base64.b64decode(data["images"][0]["data"]))
+    assert w == 560 and abs(h / float(w) - 297 / 210.0) < 0.01
+    assert any(sum(rgb[i:i + 3]) < 200 for i in range(0, len(rgb), 3))      # ink on the page
+    # a docx is looked at through a PDF made in a scratch folder: nothing but the docx is left
+    data = ok(run("write_document", {"path": "看看.docx", "preview": True, "style": "gongwen",
+                                     "text": "# 关于开展检查的通知\n\n各部门：\n\n现将有关事项通知如下。"}))
+    assert data["preview"]["pages"] == 1 and len(data["images"]) == 1
+    assert any("Serif" in f for f in data["preview"]["fonts"])               # the 公文's serif roles, not one sans
+    assert sorted(n for n in os.listdir(workspace(home)) if n.startswith("看看")) == ["看看.docx"]

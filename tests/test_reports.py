@@ -250,14 +250,16 @@ def test_page_numbers_header_toc_and_landscape_structure(run, home):
     settings = p["word/settings.xml"].decode()
     assert '<w:updateFields w:val="true"/>' in settings
     doc = p["word/document.xml"].decode()
-    assert '<w:fldChar w:fldCharType="begin" w:dirty="true"/>' in doc and 'TOC \\o "1-3" \\h \\z \\u' in doc
+    assert '<w:fldChar w:fldCharType="begin" w:dirty="true"/>' in doc and 'TOC \\o "2-3" \\h \\z \\u' in doc
+    # the report's title (the one level-1 heading, first): centred, kept out of the TOC (issue 37 item 7)
+    assert re.search(r'<w:pStyle w:val="Heading1"/><w:jc w:val="center"/><w:outlineLvl w:val="0"/>', doc)
     sects = re.findall(r"<w:sectPr>.*?</w:sectPr>", doc)
     assert len(sects) == 3                                # portrait | landscape | portrait
     assert 'w:orient="landscape"' in sects[1] and 'w:orient' not in sects[0] + sects[2]
     for sect in sects:
         assert '<w:headerReference w:type="default"' in sect and '<w:footerReference w:type="default"' in sect
     marks = re.findall(r'w:anchor="(_TocXla\d+)"', doc)
-    assert len(marks) == 6 and all('w:name="%s"' % m in doc for m in marks)
+    assert len(marks) == 5 and all('w:name="%s"' % m in doc for m in marks)
     text = ok(run("read_document", {"path": path}))["text"]
     assert "第 1 页 共 1 页" in text or "【页脚】" in text
 
@@ -277,7 +279,7 @@ def test_report_pages_in_libreoffice(run, home, tmp_path):
         assert "财务部" in page
     toc = dict((m.group(1).replace(" ", ""), int(m.group(2)))
                for m in re.finditer(r"^\s*(\S.*?)\s*\.{5,}\s*(\d+)\s*$", pages[0], re.M))
-    assert toc == {"9月费用报告": 1, "一、总体情况": 2, "二、明细": 2, "（一）分类": 2,
+    assert toc == {"一、总体情况": 2, "二、明细": 2, "（一）分类": 2,
                    "三、各部门明细（宽表）": 3, "四、结论": 4}
     assert "图 1 9 月费用" in pages[3] or "图 1 9月费用" in pages[3]
     images = subprocess.run(["pdfimages", "-list", pdf], capture_output=True).stdout.decode()
@@ -349,3 +351,159 @@ def test_refusals_for_new_parameters(run, tmp_path):
     err = fail(run("write_document", {"path": str(tmp_path / "b.docx"), "text": "y", "mode": "append",
                                       "page_numbers": True}))
     assert "新建" in err and "landscape" in err
+
+
+def pdf_texts(pdf):
+    """[(page, top, left, width, height, font family, colour, text)] of every text run, from
+    pdftohtml -xml (poppler-utils): the font and colour each piece of text is drawn in."""
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-stdout", "-q", pdf], capture_output=True, check=True).stdout
+    xml = re.sub(rb"<!DOCTYPE[^>]*>", b"", xml)
+    root = ET.fromstring(xml)
+    out = []
+    for page in root.iter("page"):
+        specs = dict((f.get("id"), (f.get("family"), f.get("color"))) for f in root.iter("fontspec"))
+        for t in page.iter("text"):
+            fam, color = specs.get(t.get("font"), ("", ""))
+            out.append((int(page.get("number")), float(t.get("top")), float(t.get("left")), float(t.get("width")),
+                        float(t.get("height")), fam.split("+")[-1], color, "".join(t.itertext())))
+    return out
+
+
+def _face_of(texts, want):
+    return next(t[5] for t in texts if t[7].replace(" ", "").startswith(want))
+
+
+@needs_lo
+@pytest.mark.skipif(not subprocess.run(["fc-list", ":family=Noto Serif CJK SC"], capture_output=True).stdout
+                    if shutil.which("fc-list") else True, reason="fonts-noto-cjk (Noto Serif CJK SC) is not installed")
+def test_pdf_fonts_by_role_without_windows_fonts(run, home):
+    """Issue 37 item 5: without Windows fonts, 宋体 body, 黑体 headings and the 公文's 小标宋 title /
+    仿宋 body no longer collapse into one sans face: the PDF's own fonts (pdftohtml) are a serif
+    CJK face for 宋体/小标宋/仿宋/楷体 and a sans one for 黑体; the docx keeps the Windows names."""
+    gw = ok(run("write_document", {"path": "通知.pdf", "style": "gongwen", "text":
+                                   "# 关于做好年度安全生产工作的通知\n\n各部门：\n\n为切实做好安全生产工作，现通知如下。\n\n"
+                                   "## 总体要求\n\n坚持安全第一。\n\n### 压实责任\n\n各单位要落实主体责任。"}))
+    texts = pdf_texts(gw["path"])
+    title, body = _face_of(texts, "关于做好"), _face_of(texts, "为切实做好")
+    h1, h2 = _face_of(texts, "一、总体要求"), _face_of(texts, "（一）压实责任")
+    assert "Serif" in title and "Serif" in body and ("Serif" in h2 or "Kai" in h2), (title, body, h2)
+    assert "Sans" in h1 or "Hei" in h1, h1
+    report = ok(run("write_document", {"path": "报告.pdf", "text": "# 九月工作报告\n\n## 一、概况\n\n本月完成三项任务。"}))
+    texts = pdf_texts(report["path"])
+    assert "Serif" in _face_of(texts, "本月完成") and "Sans" in _face_of(texts, "一、概况")
+
+
+COMPANIES = ["上海宏达建设工程有限公司", "北京数字化科技发展股份有限公司", "广州南方贸易有限公司", "杭州西湖软件有限公司",
+             "深圳前海供应链管理有限公司", "成都天府物流集团有限公司", "武汉长江机电设备有限公司", "南京金陵医药有限公司"]
+
+
+@needs_lo
+def test_table_columns_sized_by_content_rows_whole_header_repeated(run, home):
+    """Issue 37 item 6: numbers and codes never broken ("3,124,50 / 0", "HT- / 2024- / 01001"),
+    company names not wrapped every few characters, no row split across pages, the header row on
+    every page: read from the PDF's own lines."""
+    rows = []
+    for i in range(36):
+        rows.append("| %s | HT-2024-0%04d | 华东区域采购管理中心第%d分部 | %s | %d | 2024-%02d-15 | 已完成付款审批流程，等待财务复核 |"
+                    % (COMPANIES[i % 8], 1000 + i, i, "{:,.2f}".format(3124500 + i * 1037.5), 138912 + i, i % 12 + 1))
+    text = ("# 合同台账\n\n<!-- landscape -->\n\n| 供应商 | 合同编号 | 采购单位 | 金额（元） | 数量 | 签订日期 | 备注 |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    data = ok(run("write_document", {"path": "合同台账.pdf", "text": text, "page_numbers": True}))
+    lines = pdf_lines(data["path"])
+    words = set(t for _p, _a, _b, _c, _d, t in lines)
+    flat = " ".join(t for _p, _a, _b, _c, _d, t in lines)
+    for i in range(36):
+        amount = "{:,.2f}".format(3124500 + i * 1037.5)
+        assert any(amount in t for t in words), amount                      # on one line, whole
+        assert any("HT-2024-0%04d" % (1000 + i) in t for t in words)
+        assert any(str(138912 + i) in t for t in words)
+    # a company name takes at most two lines: its column is not three characters wide
+    name_lines = [t for _p, _a, _b, _c, _d, t in lines if t and t[0] in "上北广杭深成武南" and "公司" not in t[:3]]
+    assert all(len(t) >= 5 for t in name_lines if "HT-" not in t), name_lines[:5]
+    npages = data["pages"]
+    assert npages >= 3          # the title page, then the landscape table over two pages at least
+    for page in range(1, npages + 1):
+        on_page = [t for p, _a, _b, _c, _d, t in lines if p == page]
+        if any("HT-2024" in t for t in on_page):
+            assert any(t.startswith("供应商") for t in on_page), page       # the header row repeats
+    # a row is whole on one page: its company name and its 备注's second line are on the same page
+    by_row = {}
+    for p, _a, _b, _c, _d, t in lines:
+        m = re.search(r"HT-2024-0(\d{4})", t)
+        if m:
+            by_row[int(m.group(1))] = p
+    assert len(by_row) == 36
+    for page in range(1, npages + 1):
+        codes = sum(1 for p in by_row.values() if p == page)
+        tails = sum(1 for p, _a, _b, _c, _d, t in lines if p == page and "复核" in t)
+        assert codes == tails, (page, codes, tails)        # no row's last line went to the next page
+
+
+RED_HEAD = {"issuer": "××市人民政府文件", "number": "×政发〔2026〕12号", "signature": "××市人民政府",
+            "date": "2026年3月8日", "cc": "市委办公室，市人大常委会办公室，市政协办公室。",
+            "printer": "××市人民政府办公室", "print_date": "2026年3月8日印发"}
+
+
+def _rows_with_red(pdf, page, dpi=72):
+    """{y in pt: (x_min, x_max)} of the pixel rows of ``page`` holding pure red (pdftoppm)."""
+    from xlakit.raster import png
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", pdf, pdf + "-p"], check=True)
+    found = [f for f in os.listdir(os.path.dirname(pdf)) if f.startswith(os.path.basename(pdf) + "-p")]
+    w, h, flat = png.decode(open(os.path.join(os.path.dirname(pdf), found[0]), "rb").read())
+    rows = {}
+    for y in range(h):
+        xs = [x for x in range(w) if flat[(y * w + x) * 3] > 200 and flat[(y * w + x) * 3 + 1] < 60
+              and flat[(y * w + x) * 3 + 2] < 60]
+        if xs:
+            rows[y * 72.0 / dpi] = (xs[0] * 72.0 / dpi, xs[-1] * 72.0 / dpi)
+    return rows
+
+
+@needs_lo
+def test_gongwen_red_head_signature_and_record(run, home):
+    """Issue 37 items 3 and 4 on the PDF: the 发文机关标志 red and centred 35 mm under the top of the
+    版心, the 发文字号 centred under it, the red separator line as wide as the 版心 between the
+    number and the title; 署名 centred over the 成文日期, the date four characters in from the right,
+    both on the body's last page; the 版记 lines; the page number 7 mm under the 版心."""
+    body = "一二三四五六七八九十" * 30
+    text = ("# 关于做好2026年度安全生产工作的通知\n\n各区县人民政府，市政府各部门：\n\n## 总体要求\n\n%s\n\n"
+            "### 压实责任\n\n%s\n\n## 工作安排\n\n%s" % (body, body, body))
+    data = ok(run("write_document", {"path": "红头通知.pdf", "text": text, "gongwen": RED_HEAD}))
+    lines = pdf_lines(data["path"])
+    texts = pdf_texts(data["path"])
+
+    def line(want):
+        return next(l for l in lines if l[5].replace(" ", "") == want)
+    issuer, number = line("××市人民政府文件"), line("×政发〔2026〕12号")
+    title = next(l for l in lines if l[5].startswith("关于做好"))
+    centre = (28 + 156 / 2.0) * MM
+    assert abs((issuer[3] + issuer[4]) / 2 - centre) < 2 * MM and abs((number[3] + number[4]) / 2 - centre) < 2 * MM
+    assert abs(issuer[1] - (37 + 35) * MM) < 2.5 * MM, issuer[1] / MM
+    assert next(t for t in texts if t[7].replace(" ", "") == "××市人民政府文件")[6].lower() == "#ff0000"
+    assert issuer[2] < number[1] < number[2] < title[1]
+    red = _rows_with_red(data["path"], 1)
+    rule = [(y, xs) for y, xs in red.items() if number[2] < y < title[1]]
+    assert rule, sorted(red)[:5]
+    y, (x0, x1) = rule[0]
+    assert abs(x0 - 28 * MM) < 1.5 * MM and abs(x1 - (210 - 26) * MM) < 1.5 * MM       # the 版心's width
+    assert 2 * MM < y - number[2] < 7 * MM                                             # about 4 mm under the number
+    # 署名 and 成文日期: on the page of the body's last line, the date 4 characters in from the right
+    last_body = max((l for l in lines if "九十" in l[5]), key=lambda l: (l[0], l[1]))
+    sig, date = line("××市人民政府"), line("2026年3月8日")
+    assert sig[0] == date[0] == last_body[0]
+    assert sig[1] > last_body[2] and date[1] > sig[2]
+    assert abs(date[4] - ((210 - 26) * MM - 4 * 16)) < 1.5 * MM
+    assert abs((sig[3] + sig[4]) / 2 - (date[3] + date[4]) / 2) < 2 * MM
+    cc = next(l for l in lines if l[5].startswith("抄送"))
+    printed = line("2026年3月8日印发")
+    assert cc[0] == printed[0] == date[0] and printed[4] > (210 - 26 - 8) * MM
+    # the page number's line: 7 mm under the 版心 (262 mm from the top)
+    numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
+    assert numbers and all(abs(l[1] - (297 - 35 + 7) * MM) < 1 * MM for l in numbers), [l[1] / MM for l in numbers]
+    # 签发人 (上行文): the number at the left, 「签发人：姓名」 at the right of the same line
+    data = ok(run("write_document", {"path": "请示.pdf", "text": "# 关于申请专项经费的请示\n\n市政府：\n\n特此请示。",
+                                     "gongwen": {"issuer": "××市财政局文件", "number": "×财发〔2026〕3号", "signer": "张三"}}))
+    lines = pdf_lines(data["path"])
+    number = next(l for l in lines if "财发" in l[5])
+    signer = next(l for l in lines if "签发人" in l[5])
+    assert abs(number[1] - signer[1]) < 1 and number[3] < 40 * MM and signer[4] > (210 - 26 - 10) * MM

@@ -199,3 +199,34 @@ def test_rows_above_totals_chart_stops_at_the_last_data_row(run, tmp_path):
     assert got[1] == ("PieChart", "占比", [("'台账'!$B$1", "'台账'!$A$2:$A$6", "'台账'!$B$2:$B$6")])
     values = [list(r) for r in openpyxl.load_workbook(str(target))["台账"].iter_rows(values_only=True)]
     assert values[-1] == ["合计", "=SUM(B2:B6)"]
+
+
+@needs_lo
+def test_a_chart_beside_the_table_does_not_shrink_its_print(run, tmp_path):
+    """Issue 37 item 8: "fit to one page wide" took the chart's width too and printed the table at
+    4 pt. The print area is the table and the chart as two areas: the table prints at its size
+    (text lines about 11 pt high in the PDF), the chart on a page of its own."""
+    rows = [["部门", "项目", "金额", "数量"]] + [["部门%d" % i, "项目名称%d" % i, 15184 + i * 1801.93, i]
+                                                for i in range(30)]
+    path = str(tmp_path / "带图表.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rows,
+                                 "chart": {"type": "bar", "title": "金额", "categories": "部门", "values": ["金额"]}}))
+    with zipfile.ZipFile(path) as zf:
+        workbook = zf.read("xl/workbook.xml").decode("utf-8")
+    # 30 categories: the chart 24 rows tall (their labels turn), both areas in the print area
+    assert "'Sheet1'!$A$1:$D$31,'Sheet1'!$F$1:$M$25" in workbook.replace("&apos;", "'")
+    with zipfile.ZipFile(path) as zf:
+        drawing = zf.read("xl/drawings/drawing1.xml").decode("utf-8")
+        chart_xml = zf.read("xl/charts/chart1.xml").decode("utf-8")
+    assert "<xdr:to><xdr:col>13</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>24</xdr:row>" in drawing
+    # the value axis: titled with the series, numbers with thousands separators
+    assert '<c:numFmt formatCode="#,##0" sourceLinked="0"/>' in chart_xml and "<a:t>金额</a:t>" in chart_xml
+    pdf = str(tmp_path / "带图表.pdf")
+    data = ok(run("convert_document", {"path": path, "out_path": pdf}))
+    assert data["pages"] == 2
+    xml = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", pdf, "-"], capture_output=True,
+                         check=True).stdout.decode("utf-8")
+    heights = [float(b) - float(a) for a, b in re.findall(r'yMin="([\d.]+)"[^>]*yMax="([\d.]+)"', xml)]
+    assert heights and min(heights) > 9, heights[:5]          # 11 pt text, not 4 pt
+    second = subprocess.run(["pdftotext", "-f", "2", "-l", "2", pdf, "-"], capture_output=True).stdout.decode()
+    assert "项目名称29" not in second and "金额" in second      # the table on page 1, the chart on page 2

@@ -9,6 +9,9 @@ a gap in a line); values for pie; title, x_label, y_label, unit; stacked / horiz
 value_labels (default: shown when they fit); number_format auto (1.2万 / 3.5亿) / comma / plain;
 width / height (clamped to sane bounds); file_name (saved under the workspace's charts/ folder).
 
+The PNG says 144 dpi (pHYs): the default 800 px chart is 141 mm wide, about a Word page's text
+width, so it is placed at print size and prints at 144 ppi rather than a guessed 96 dpi.
+
 Returns by the images convention: ``images`` (base64 PNG, shown to the user by the host), a
 one-sentence Chinese ``summary`` for the model, ``path`` of the saved PNG, size, the font used and
 ``missing_chars`` when some character was found in no font (drawn as a box).
@@ -54,7 +57,7 @@ def main(params):
     notes = []
     fonts = choose_fonts(notes=notes)
     canvas, spec, summary, layout_notes = chart.draw(params, fonts)
-    data = png.encode(canvas.w, canvas.h, canvas.buf)
+    data = png.encode(canvas.w, canvas.h, canvas.buf, dpi=chart.PRINT_DPI)
     folder = os.path.join(paths.workspace_dir(create=True), "charts")
     os.makedirs(folder, exist_ok=True)
     path = files.unique_path(os.path.join(folder, _file_name(params, spec)))

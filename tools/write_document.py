@@ -16,10 +16,16 @@ Parameters:
            settings, comments, is kept byte-for-byte).
     page_numbers, header, style ("default" | "gongwen": GB/T 9704-2012), orientation: the page
            furniture of a new document (``xlakit.documents.docx_layout``).
+    gongwen {issuer, number, signer, signature, date, cc, printer, print_date}: the 公文's 红头,
+           署名/成文日期 and 版记 (``xlakit.documents.gongwen``); implies style gongwen.
     format "docx" (default) or "pdf" (a path ending in .pdf means pdf too): the document is
            written and checked as a docx in a scratch folder and LibreOffice headless turns it
            into the PDF (``xlakit.documents.pdf_out``; a Chinese message says how to install
            LibreOffice when it is missing). Not with append.
+
+    preview true: the answer also holds a PNG of the first page (``images``) and ``preview`` facts:
+           pages, the fonts the PDF embeds, characters running off a page (``xlakit.documents.preview``;
+           a docx is looked at through LibreOffice's PDF of it in a scratch folder).
 
 Every write is atomic, the previous file is backed up (~/.xla/backup), and the result is read
 back with read_document's converter: every paragraph written must be there, else a clear error.
@@ -35,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from xlakit import runtime as rt  # noqa: E402
 from xlakit import documents  # noqa: E402
 from xlakit.fs import paths, files  # noqa: E402
-from xlakit.documents import docx_layout, docx_media, docx_write, pdf_out  # noqa: E402
+from xlakit.documents import docx_layout, docx_media, docx_write, gongwen, pdf_out, preview  # noqa: E402
 from xlakit.errors import InputError, ToolError, FormatError  # noqa: E402
 from xlakit.sniff import sniff  # noqa: E402
 
@@ -106,7 +112,17 @@ def _layout(params, mode):
         raise InputError("header、page_numbers、style、orientation 只在新建文档时设置；追加（mode=append）沿用原文档的"
                          "页面、页眉页脚和格式。要横向页面请在 text 里写单独一行 <!-- landscape -->")
     header = docx_write.strip_invalid(header.strip())[0] if header else None
-    return docx_layout.Layout(style=style, orientation=orientation, header=header, page_numbers=bool(page_numbers))
+    parts = params.get("gongwen")
+    if parts is not None:
+        problem = gongwen.check(parts)
+        if problem:
+            raise InputError(problem)
+        if mode == "append":
+            raise InputError("gongwen（红头、署名、版记）只在新建文档时设置")
+        style = "gongwen"
+        parts = dict((k, docx_write.strip_invalid(v.strip())[0]) for k, v in parts.items() if v and v.strip())
+    return docx_layout.Layout(style=style, orientation=orientation, header=header, page_numbers=bool(page_numbers),
+                              gongwen_parts=parts)
 
 
 def _verify(path, blocks, appended):
@@ -186,9 +202,35 @@ def _write_pdf(params, text, path):
         "已覆盖" if existed else "已生成", os.path.basename(path), pages, _written(blocks, counts) or "内容")
     if done["backup"]:
         message += "；原文件已备份到 %s" % done["backup"]
-    return dict({"path": path, "format": "pdf", "mode": "overwrite", "action": "overwritten" if existed else "created",
-                 "pages": done["pages"], "bytes": done["bytes"], "backup": done["backup"],
-                 "message": message + "。"}, **counts)
+    out = dict({"path": path, "format": "pdf", "mode": "overwrite", "action": "overwritten" if existed else "created",
+                "pages": done["pages"], "bytes": done["bytes"], "backup": done["backup"],
+                "message": message + "。"}, **counts)
+    if params.get("preview"):
+        _add_preview(out, path)
+    return out
+
+
+def _add_preview(out, pdf):
+    """``preview``: the first page(s) as PNG (images convention) and the layout facts
+    (``xlakit.documents.preview``), so the model sees what it made."""
+    facts, images = preview.preview(pdf, os.path.splitext(os.path.basename(out["path"]))[0])
+    out["preview"] = facts
+    if images:
+        out["images"] = images
+    if facts.get("overflow"):
+        out["message"] += "注意：第 %s 页有文字超出页面，请检查表格宽度或改用横向页面。" % "、".join(
+            str(p) for p in sorted(facts["overflow"]))
+
+
+def _docx_preview(out, path):
+    """A docx's preview: LibreOffice's PDF of it in a scratch folder, looked at, removed."""
+    if pdf_out.find_soffice() is None:
+        out["preview"] = {"note": "没有找到 LibreOffice，无法生成预览（文档已正常写入）"}
+        return
+    with files.scratch("xla-preview-") as work:
+        pdf = os.path.join(work, "preview.pdf")
+        pdf_out.convert(path, pdf, deadline=rt.deadline, label=os.path.basename(path), lock=False)
+        _add_preview(out, pdf)
 
 
 def _counts(blocks):
@@ -249,8 +291,11 @@ def _write(params, raw, text, mode, path):
         message += "；原有内容（图片、表格、页眉页脚等）原样保留"
     if backup:
         message += "；原文件已备份到 %s" % backup
-    return dict({"path": path, "mode": mode, "action": action, "backup": backup,
-                 "total_chars": len(doc.text), "message": message + "。"}, **counts)
+    out = dict({"path": path, "mode": mode, "action": action, "backup": backup,
+                "total_chars": len(doc.text), "message": message + "。"}, **counts)
+    if params.get("preview"):
+        _docx_preview(out, path)
+    return out
 
 
 if __name__ == "__main__":

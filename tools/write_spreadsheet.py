@@ -33,7 +33,7 @@ import os
 import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # xlakit
 
 from xlakit import runtime as rt  # noqa: E402
-from xlakit.tables import write as table_write  # noqa: E402
+from xlakit.tables import write as table_write, xlsx_new  # noqa: E402
 from xlakit.tables.xlsx_chart import KINDS as CHART_NAMES  # noqa: E402
 
 ACTIONS = {
@@ -97,6 +97,7 @@ def main(params):
         position=params.get("position") or "auto",
         deadline=rt.deadline,
         chart=params.get("chart"),
+        styles=xlsx_new.AUTO_MONEY,      # a new table's money columns #,##0.00, 合计 rows bold
     )
     result["message"] = _message(result)
     for note in result.pop("warnings", None) or []:

@@ -30,17 +30,26 @@ class Extras(object):
         self.toc_style_ids = None
         self.sections = 0
         self.estimate_pages = True          # off in append mode: the pages before are unknown
+        self.title_index = None             # block index of the document title (plan_toc)
+        self.toc_levels = (1, 3)
+        self.find_title = True              # off in append mode: the text added is not the document's start
 
     # ---- headings and the TOC
     def plan_toc(self, blocks):
-        """Bookmarks for the headings (levels 1–3) when the blocks hold a [TOC] line."""
+        """Bookmarks for the headings (levels 1–3, or 2–3 under a document title) when the blocks
+        hold a [TOC] line. The title: the first block a level-1 heading that is the only one (the
+        report's name, not a chapter); it is centred and the TOC does not list it."""
+        heads = [n for n, b in enumerate(blocks) if b[0] == "h" and b[1] == 1]
+        first = next((n for n, b in enumerate(blocks) if b[0] not in ("orient",)), None)
+        self.title_index = heads[0] if self.find_title and len(heads) == 1 and heads[0] == first else None
+        self.toc_levels = (2, 3) if self.title_index is not None else (1, 3)
         if not any(b[0] == "toc" for b in blocks):
             return
         pages = {}
         if self.estimate_pages:
             pages = docx_layout.estimate_pages(blocks, self.layout, self._picture_points, self.plain)
         for n, block in enumerate(blocks):
-            if block[0] == "h" and block[1] <= 3:
+            if block[0] == "h" and self.toc_levels[0] <= block[1] <= self.toc_levels[1]:
                 name = "_TocXla%04d" % (len(self.marks) + 1)
                 self.marks[n] = name
                 self.toc_entries.append((block[1], self.plain(block[2]), name, pages.get(n)))
@@ -59,7 +68,7 @@ class Extras(object):
         return '<w:bookmarkStart w:id="%d" w:name="%s"/>%s<w:bookmarkEnd w:id="%d"/>' % (bid, name, runs_xml, bid)
 
     def toc(self):
-        return docx_layout.toc_xml(self.toc_entries, self.esc, style_ids=self.toc_style_ids)
+        return docx_layout.toc_xml(self.toc_entries, self.esc, style_ids=self.toc_style_ids, levels=self.toc_levels)
 
     # ---- pictures
     def _rel_id(self):

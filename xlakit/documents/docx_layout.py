@@ -25,8 +25,9 @@ import re
 
 A4 = (11906, 16838)                     # twips
 _PLAIN_MARGINS = dict(top=1440, right=1800, bottom=1440, left=1800, header=851, footer=992)
-# GB/T 9704-2012 7.1: 天头 37 mm, 订口 28 mm, 版心 156 × 225 mm (so bottom 35, right 26)
-_GONGWEN_MARGINS = dict(top=2098, right=1474, bottom=1984, left=1587, header=851, footer=1304)
+# GB/T 9704-2012 7.1: 天头 37 mm, 订口 28 mm, 版心 156 × 225 mm (so bottom 35, right 26); the footer
+# 21.9 mm from the page edge puts the page number's line 7 mm below the 版心 (7.5, measured in the PDF)
+_GONGWEN_MARGINS = dict(top=2098, right=1474, bottom=1984, left=1587, header=851, footer=1242)
 
 GONGWEN_FONTS = {"title": "方正小标宋简体", "body": "仿宋", "h1": "黑体", "h2": "楷体", "page": "宋体"}
 # fontTable entries: (name, alternative name, panose, family, pitch)
@@ -51,8 +52,10 @@ class Layout(object):
     """What a new document's pages look like; ``base_sect`` (append mode) is the existing
     document's last section properties, copied for the sections this write starts."""
 
-    def __init__(self, style="default", orientation="portrait", header=None, page_numbers=False, base_sect=None):
+    def __init__(self, style="default", orientation="portrait", header=None, page_numbers=False, base_sect=None,
+                 gongwen_parts=None):
         self.style = style
+        self.gongwen_parts = gongwen_parts or {}     # 红头 / 署名 / 版记 words (``gongwen`` module)
         self.gongwen = style == "gongwen"
         self.orientation = orientation
         self.header = header or None
@@ -209,16 +212,17 @@ def toc_styles(text_width, font, latin):
     return "".join(out)
 
 
-def toc_xml(entries, esc, title="目录", style_ids=None):
+def toc_xml(entries, esc, title="目录", style_ids=None, levels=(1, 3)):
     """The TOC block: a heading and the field; ``entries`` are (level, text, bookmark, page or
     None) of the headings the document will hold, written as the field's current result."""
     ids = style_ids or {}
     head = '<w:p><w:pPr><w:pStyle w:val="%s"/></w:pPr>%s</w:p>' % (ids.get("heading", "TOCHeading"), _text_run(title, esc))
     begin = ('<w:r><w:fldChar w:fldCharType="begin" w:dirty="true"/></w:r><w:r><w:instrText xml:space="preserve">'
-             ' TOC \\o "1-3" \\h \\z \\u </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>')
+             ' TOC \\o "%d-%d" \\h \\z \\u </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+             % levels)
     end = '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
     paras = []
-    shown = [e for e in entries if e[0] <= 3]
+    shown = [e for e in entries if levels[0] <= e[0] <= levels[1]]
     if not shown:
         paras.append('<w:p>%s%s%s</w:p>' % (begin, _text_run("（文档里还没有标题：在 Word/WPS 中右键“更新域”生成目录）", esc), end))
     for n, (level, text, mark, page) in enumerate(shown):

@@ -3,8 +3,8 @@
 What models write is markdown, so that is the input: ``#``–``######`` headings become the built-in
 "heading 1–6" styles with outline levels (the navigation pane and a table of contents see them),
 ``**粗体**`` and ``*斜体*`` runs, ``-``/``*``/``+`` bullet and ``1.`` numbered lists (two spaces of
-indent per level), ``|`` pipe tables (a ``|---|`` line after the first row makes it a bold header;
-borders always), ``---`` on its own line a horizontal rule, ``\\newpage`` on its own line a page
+indent per level), ``|`` pipe tables (a ``|---|`` line after the first row makes it a bold header repeated on
+every page; borders always; columns sized by content, ``docx_tables``), ``---`` on its own line a horizontal rule, ``\\newpage`` on its own line a page
 break, ``> `` a quote. Blank lines separate paragraphs; a single line break inside a paragraph
 stays a line break. Unpaired ``**`` stays literal.
 
@@ -25,7 +25,7 @@ import zipfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
-from . import docx_extras, docx_layout, docx_media
+from . import docx_extras, docx_layout, docx_media, docx_tables, gongwen
 from .base import FormatError, why
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -266,8 +266,11 @@ def body_xml(blocks, styles, numbering, extras):
         if kind == "h":
             level = block[1]
             body = "".join(_run_xml(t, b, i, c) for t, b, i, c in runs(block[2]))
-            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/></w:pPr>%s</w:p>'
-                       % (styles.heading[level], extras.heading_wrap(index, body)))
+            # the outline level also on the paragraph: a TOC field and the navigation pane need it, and
+            # an existing document's "heading N" style (append) may lack one
+            centre = '<w:jc w:val="center"/>' if index == extras.title_index else ""
+            out.append('<w:p><w:pPr><w:pStyle w:val="%s"/>%s<w:outlineLvl w:val="%d"/></w:pPr>%s</w:p>'
+                       % (styles.heading[level], centre, level - 1, extras.heading_wrap(index, body)))
         elif kind == "img":
             out.append(extras.picture(block[1], block[2], block[3]))
         elif kind == "toc":
@@ -289,30 +292,10 @@ def body_xml(blocks, styles, numbering, extras):
         elif kind == "pagebreak":
             out.append('<w:p><w:r><w:br w:type="page"/></w:r></w:p>')
         elif kind == "table":
-            out.append(_table_xml(block[1], block[2], styles))
+            out.append(docx_tables.table_xml(block[1], block[2], styles, _para_xml, plain,
+                                             total=extras.layout.text_size(extras.orientation)[0],
+                                             em=315 if extras.layout.gongwen else 210))
     return "".join(out)
-
-
-def _table_xml(rows, header, styles):
-    ncols = max((len(r) for r in rows), default=1)
-    width = 8306 // max(ncols, 1)          # A4 text width in twips, split evenly
-    border = "".join('<w:%s w:val="single" w:sz="4" w:space="0" w:color="auto"/>' % side
-                     for side in ("top", "left", "bottom", "right", "insideH", "insideV"))
-    parts = ['<w:tbl><w:tblPr><w:tblStyle w:val="%s"/><w:tblW w:w="5000" w:type="pct"/>'
-             '<w:tblBorders>%s</w:tblBorders><w:tblLook w:val="04A0" w:firstRow="%d" w:lastRow="0" '
-             'w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>%s</w:tblGrid>'
-             % (styles.table, border, 1 if header else 0, '<w:gridCol w:w="%d"/>' % width * ncols)]
-    for n, row in enumerate(rows):
-        head = header and n == 0
-        cells = list(row) + [""] * (ncols - len(row))
-        trpr = "<w:trPr><w:tblHeader/></w:trPr>" if head else ""
-        parts.append("<w:tr>%s" % trpr)
-        for cell in cells:
-            parts.append('<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/></w:tcPr>%s</w:tc>'
-                         % (width, _para_xml(cell.replace("<br>", "\n").replace("<br/>", "\n"), styles.cell_ppr, bold_all=head)))
-        parts.append("</w:tr>")
-    parts.append("</w:tbl>")
-    return "".join(parts)
 
 
 class Numbering:
@@ -489,6 +472,8 @@ def new_document(text, layout=None, pictures=None):
     cell_ppr = ('<w:spacing w:line="240" w:lineRule="auto"/><w:ind w:firstLineChars="0" w:firstLine="0"/>'
                 if layout.gongwen else "")
     body = body_xml(blocks, Styles(cell_ppr=cell_ppr), numbering, extras)
+    if layout.gongwen and layout.gongwen_parts:
+        body = _gongwen_parts(body, layout)
     title = next((b[2] for b in blocks if b[0] == "h"), None)
     document = ('%s<w:document %s><w:body>%s%s</w:body></w:document>' % (_XML_HEAD, NS_DECL, body, extras.final_sect()))
     numbering_xml = ('%s<w:numbering %s>%s%s</w:numbering>' % (_XML_HEAD, NS_DECL, numbering.abstract_xml(), numbering.num_xml()))
@@ -531,6 +516,27 @@ def new_document(text, layout=None, pictures=None):
         for part, data, _rid, _target in extras.media:
             zf.writestr(part, data, compress_type=zipfile.ZIP_STORED if part.endswith((".png", ".jpeg", ".gif")) else zipfile.ZIP_DEFLATED)
     return buf.getvalue(), blocks
+
+
+def _gongwen_parts(body, layout):
+    """The 红头 before the body, 署名/成文日期 after it (the body's last paragraph kept with them),
+    the 版记 at the foot of the last page (``gongwen``)."""
+    A4 = docx_layout.A4
+    parts, fonts = layout.gongwen_parts, docx_layout.GONGWEN_FONTS
+    sign = gongwen.signature_xml(parts, fonts)
+    if sign:
+        last = body.rfind("<w:p>")
+        if last >= 0:
+            rest = body[last + len("<w:p>"):]
+            if rest.startswith("<w:pPr>"):
+                m = re.match(r"<w:pPr>(<w:pStyle [^>]*/>)?", rest)
+                rest = rest[:m.end()] + "<w:keepNext/>" + rest[m.end():]
+            else:
+                rest = "<w:pPr><w:keepNext/></w:pPr>" + rest
+            body = body[:last + len("<w:p>")] + rest
+    record = gongwen.record_xml(parts, fonts, layout.text_size(layout.orientation)[0],
+                                A4[1] if layout.orientation == "portrait" else A4[0], layout.margins["bottom"])
+    return gongwen.head_xml(parts, fonts, layout.text_size(layout.orientation)[0]) + body + sign + record
 
 
 # ---------------------------------------------------------------- appending
@@ -784,6 +790,7 @@ def _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name
         part_base=base)
     extras.toc_style_ids = toc_ids
     extras.estimate_pages = False      # the pages of the existing content are not known here
+    extras.find_title = False
     return extras, sect_text
 
 

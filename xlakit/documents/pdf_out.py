@@ -13,6 +13,15 @@ past its time (well under the host's 60 s; ``soffice.py``: on Windows a Job obje
 ``soffice.bin`` child of the ``soffice.exe`` launcher goes too); the PDF then reaches its target through
 ``files.atomic_write`` (backup of a PDF it replaces, deny list, lock).
 
+Text documents (docx, doc, odt, rtf, wps) are not exported by ``--convert-to``: LibreOffice keeps
+a table of contents exactly as the file stores it (Word writes the page numbers of Word's own
+layout; we write an estimate), so 2 of 8 entries could point one page off. A Basic macro in the
+private profile instead opens the document hidden, updates every index and field (the TOC now
+counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. The macro lives
+in the profile we create (``My Macros`` are trusted without a prompt); ``ooSetupInstCompleted`` in
+the profile's registry keeps LibreOffice from replacing that Basic library with its default on
+first start. Should the macro not produce a PDF (an old LibreOffice), the plain conversion runs.
+
 ``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
 """
 import os
@@ -29,6 +38,72 @@ from . import soffice as office_app
 MAX_SECONDS = 40.0          # one conversion; the tool still has time to write and answer
 SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".xlsx", ".xls", ".xlsm", ".ods", ".et", ".csv", ".pptx",
            ".ppt", ".odp", ".txt", ".html", ".htm")
+
+
+WRITER_SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps")
+_REGISTRY = ('<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+             'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
+             '<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse">'
+             '<value>true</value></prop></item>\n'
+             '<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse">'
+             '<value>false</value></prop></item>\n%s</oor:items>\n')
+_LIBS = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD '
+         'OfficeDocument 1.0//EN" "libraries.dtd">\n<library:libraries xmlns:library="http://openoffice.org/2000/library" '
+         'xmlns:xlink="http://www.w3.org/1999/xlink">\n <library:library library:name="Standard" library:link="false"/>\n'
+         '</library:libraries>\n')
+_LIB = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE library:library PUBLIC "-//OpenOffice.org//DTD OfficeDocument '
+        '1.0//EN" "library.dtd">\n<library:library xmlns:library="http://openoffice.org/2000/library" '
+        'library:name="Standard" library:readonly="false" library:passwordprotected="false">%s</library:library>\n')
+# opens hidden, updates indexes (twice around the fields: a TOC's own page numbers are fields), exports
+_MACRO = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">
+<script:module xmlns:script="http://openoffice.org/2000/script" script:name="XlaPdf" script:language="StarBasic">
+Sub Export(src As String, dst As String)
+  On Error Goto Done
+  Dim args(0) As New com.sun.star.beans.PropertyValue
+  args(0).Name = &quot;Hidden&quot;
+  args(0).Value = True
+  doc = StarDesktop.loadComponentFromURL(src, &quot;_blank&quot;, 0, args())
+  idx = doc.getDocumentIndexes()
+  For i = 0 To idx.getCount() - 1
+    idx.getByIndex(i).update()
+  Next i
+  doc.getTextFields().refresh()
+  For i = 0 To idx.getCount() - 1
+    idx.getByIndex(i).update()
+  Next i
+  Dim f(0) As New com.sun.star.beans.PropertyValue
+  f(0).Name = &quot;FilterName&quot;
+  f(0).Value = &quot;writer_pdf_Export&quot;
+  doc.storeToURL(dst, f())
+  doc.close(True)
+Done:
+  StarDesktop.terminate()
+End Sub
+</script:module>
+"""
+
+
+def _file_url(path):
+    import pathlib
+    return pathlib.Path(os.path.abspath(path)).as_uri()
+
+
+def _macro_profile(profile_dir):
+    """A new LibreOffice profile that holds the export macro (Standard.XlaPdf.Export) and a font
+    replacement table for the Chinese faces missing here (``cjk_fonts``)."""
+    basic = os.path.join(profile_dir, "user", "basic")
+    os.makedirs(os.path.join(basic, "Standard"))
+    from . import cjk_fonts
+    for name, text in (("registrymodifications.xcu", _REGISTRY % cjk_fonts.registry_items(cjk_fonts.replacements())),):
+        with open(os.path.join(profile_dir, "user", name), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    for name, text in (("script.xlc", _LIBS), ("dialog.xlc", _LIBS),
+                       (os.path.join("Standard", "script.xlb"), _LIB % '\n <library:element library:name="XlaPdf"/>\n'),
+                       (os.path.join("Standard", "dialog.xlb"), _LIB % ""),
+                       (os.path.join("Standard", "XlaPdf.xba"), _MACRO)):
+        with open(os.path.join(basic, name), "w", encoding="utf-8") as fh:
+            fh.write(text)
 
 
 OFFICE_KINDS = {"docx", "xlsx", "xlsm", "pptx", "odt", "ods", "odp", "xls", "doc", "wps", "et", "ppt", "rtf"}
@@ -85,19 +160,23 @@ def convert(source, target, deadline=None, label=None, lock=True):
         left = MAX_SECONDS if deadline is None else min(MAX_SECONDS, deadline.remaining() - 4)
         if left < 5:
             raise ToolError("剩下的时间不够转换 PDF 了。请重试一次（单独转换：convert_document）")
-        cmd = [soffice, "-env:UserInstallation=%s" % profile, "--headless", "--norestore", "--nologo",
-               "--nodefault", "--nolockcheck", "--convert-to", "pdf", "--outdir", out_dir, src]
-        env = dict(os.environ)
-        env.setdefault("HOME", work)
-        try:
-            _code, _out, err = office_app.run(cmd, left, cwd=work, env=env)
-        except OSError as exc:
-            raise ToolError("无法启动 LibreOffice（%s）：%s。请确认 LibreOffice 安装完整，或重新安装后重试" % (soffice, exc))
-        except subprocess.TimeoutExpired:
-            # office_app.run killed the whole tree (soffice.bin too, on Windows through a Job object)
-            raise ToolError("LibreOffice 转换「%s」超过 %d 秒还没完成，已停止。文件可能太大或太复杂；可以在 Word/WPS/Excel 里"
-                            "用「另存为 PDF」，或把内容拆小后重试" % (name, int(left)))
+        common = [soffice, "-env:UserInstallation=%s" % profile, "--headless", "--norestore", "--nologo",
+                  "--nodefault", "--nolockcheck"]
         pdf = os.path.join(out_dir, "source.pdf")
+        err = b""
+        if ext in WRITER_SOURCES:
+            # indexes and fields updated before the export (see the module's docstring)
+            _macro_profile(os.path.join(work, "profile"))
+            os.makedirs(out_dir)
+            err = _run(common + ['macro:///Standard.XlaPdf.Export("%s","%s")' % (_file_url(src), _file_url(pdf))],
+                       soffice, work, left, name)
+            left = MAX_SECONDS - (time.monotonic() - started)
+            if deadline is not None:
+                left = min(left, deadline.remaining() - 4)
+        if not os.path.isfile(pdf) or os.path.getsize(pdf) < 100:
+            if left < 5:
+                raise ToolError("剩下的时间不够转换 PDF 了。请重试一次（单独转换：convert_document）")
+            err = _run(common + ["--convert-to", "pdf", "--outdir", out_dir, src], soffice, work, left, name)
         if not os.path.isfile(pdf) or os.path.getsize(pdf) < 100:
             detail = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or ["没有生成 PDF"]
             raise ToolError("LibreOffice 没能把「%s」转换成 PDF（%s）。请确认文件能用 Office/WPS 正常打开；"
@@ -107,6 +186,21 @@ def convert(source, target, deadline=None, label=None, lock=True):
     backup = files.atomic_write(target, lambda tmp: _put(tmp, data), backup=True, lock=lock)
     return {"pages": _pages(data), "bytes": len(data), "backup": backup,
             "seconds": round(time.monotonic() - started, 1)}
+
+
+def _run(cmd, soffice, work, left, name):
+    """Run one soffice command in ``work`` within ``left`` seconds; its stderr bytes. ``soffice.run``
+    kills the whole tree on time (on Windows through a Job object, so ``soffice.bin`` goes too)."""
+    env = dict(os.environ)
+    env.setdefault("HOME", work)
+    try:
+        _code, _out, err = office_app.run(cmd, left, cwd=work, env=env)
+    except OSError as exc:
+        raise ToolError("无法启动 LibreOffice（%s）：%s。请确认 LibreOffice 安装完整，或重新安装后重试" % (soffice, exc))
+    except subprocess.TimeoutExpired:
+        raise ToolError("LibreOffice 转换「%s」超过 %d 秒还没完成，已停止。文件可能太大或太复杂；可以在 Word/WPS/Excel 里"
+                        "用「另存为 PDF」，或把内容拆小后重试" % (name, int(left)))
+    return err
 
 
 def _put(tmp, data):

@@ -19,6 +19,7 @@ PALETTE = [(0, 114, 178), (230, 159, 0), (0, 158, 115), (213, 94, 0), (204, 121,
            (153, 153, 51), (221, 204, 119), (204, 102, 119), (136, 34, 85), (170, 68, 153)]
 TEXT = (51, 51, 51)
 SUBTLE = (110, 110, 110)
+TICK = (68, 68, 68)          # tick labels: read on paper, not only on screen (#777 was too faint)
 GRID = (229, 229, 229)
 AXIS = (150, 150, 150)
 ZERO = (90, 90, 90)
@@ -26,24 +27,32 @@ WHITE = (255, 255, 255)
 MARKERS = ("circle", "square", "triangle", "diamond")
 
 MIN_W, MAX_W, MIN_H, MAX_H = 320, 2400, 240, 1800
+PRINT_DPI = 144              # written into the PNG: 800 px = 141 mm, a Word page's text width
 
 
 # -- numbers --------------------------------------------------------------------------------------
 
 def nice_ticks(lo, hi, target=5):
-    """Ticks with a 1-2-5 step covering [lo, hi] (lo < hi)."""
+    """Ticks covering [lo, hi] (lo < hi) with the tightest nice step: 1, 2, 2.5 or 5 times a power
+    of ten, 4 to ``target`` + 2 ticks, the count nearest ``target`` among equally tight ones. The tightest, not the first step above (hi - lo) / target:
+    a maximum of 9.57万 ends at 10万 or 12万, not 15万 (40% of the plot empty)."""
     if hi <= lo:
         hi = lo + 1.0
     raw = (hi - lo) / float(target)
     mag = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 5, 10):
+    best = None
+    for m in (1, 2, 2.5, 5, 10, 20, 25, 50):
         step = m * mag
-        if step >= raw * 0.999:
-            break
-    first = math.floor(lo / step + 1e-9) * step
-    last = math.ceil(hi / step - 1e-9) * step
-    n = int(round((last - first) / step))
-    ticks = [first + i * step for i in range(n + 1)]
+        first = math.floor(lo / step + 1e-9) * step
+        last = math.ceil(hi / step - 1e-9) * step
+        n = int(round((last - first) / step))
+        if n + 1 > target + 2 or n < 3:
+            continue
+        key = (round((last - first) / step * step, 12), abs(n - target))
+        if best is None or key < best[0]:
+            best = (key, step, first, n)
+    _key, step, first, n = best
+    ticks = [float("%.12g" % (first + i * step)) for i in range(n + 1)]
     return [0.0 if abs(t) < step * 1e-9 else t for t in ticks], step
 
 
@@ -223,10 +232,42 @@ def _visible(line):
     return len(line.replace(" ", ""))
 
 
+# CJK has no spaces: a label breaks well after a unit word (部, 区, 中心, 公司 …) and badly inside a
+# common two-character word (采/购, 数/字化, 客/户). Small lists, no dictionary: office labels are
+# mostly department, region, product and cost names.
+_UNIT_END = set("部区处科室局厅省市县镇乡村费类组站所院馆队店厂司团化型级期季月年度量额额率")
+_WORDS = ("采购", "数字", "管理", "办公", "财务", "销售", "市场", "技术", "行政", "人力", "资源", "研发", "生产",
+          "运营", "客服", "客户", "信息", "物流", "仓储", "质量", "安全", "服务", "工程", "项目", "中心", "事业",
+          "营销", "发展", "建设", "设备", "公司", "集团", "分公司", "华东", "华南", "华北", "华中", "西南", "西北",
+          "东北", "电商", "渠道", "直营", "加盟", "门店", "产品", "业务", "智能", "网络", "数据", "系统", "综合",
+          "后勤", "保障", "培训", "招聘", "差旅", "餐饮", "交通", "通讯", "租赁", "维修", "广告", "宣传", "推广",
+          "转型", "区域", "大客户", "办公室", "委员会", "有限")
+
+
+def _break_cost(first, second):
+    """0: a good place (a space, Latin|CJK, after a unit word); 1: between two CJK characters;
+    2: inside a common word."""
+    a, b = first[-1:], second[:1]
+    if not a or not b or a == " " or b == " " or (ord(a) < 0x2E80) != (ord(b) < 0x2E80):
+        return 0
+    if ord(a) < 0x2E80:
+        return 0
+    joined = first[-3:] + second[:3]
+    cut = len(first[-3:])
+    for w in _WORDS:
+        at = joined.find(w)
+        while at >= 0:
+            if at < cut < at + len(w):
+                return 2
+            at = joined.find(w, at + 1)
+    return 0 if a in _UNIT_END or first.endswith(("中心", "公司", "集团")) else 1
+
+
 def split_two(fonts, text, size, max_w):
     """The best two-line break of ``text`` at a word/character boundary, or None: both lines fit
     ``max_w``, neither holds a single character (no "西北区大客户事业/部"), no line starts with
-    closing or ends with opening punctuation; among those the most even split (the longer line
+    closing or ends with opening punctuation; among those the best place (``_break_cost``: after
+    a unit word, never inside 采购 or 数字化), then the most even split (the longer line
     shortest), the first line the longer one on a tie."""
     tokens = _tokens(text)
     best = None
@@ -239,7 +280,10 @@ def split_two(fonts, text, size, max_w):
         w1, w2 = fonts.width(first, size), fonts.width(second, size)
         if w1 > max_w or w2 > max_w:
             continue
-        score = (max(w1, w2), w1 < w2)
+        cost = _break_cost(first, second)
+        if cost >= 2:
+            continue            # never inside 采购 / 数字化: the caller shrinks or rotates instead
+        score = (cost, max(w1, w2), w1 < w2)
         if best is None or score < best[0]:
             best = (score, [first, second])
     return best[1] if best else None
@@ -403,10 +447,13 @@ class Chart(object):
         self.ticks, self.step, self.unit = ticks, step, unit
         fs = self.fs
         left = self.pad
-        if sp["y_label"]:
+        # the axis titles as drawn: a horizontal chart's value axis (y_label + unit) is at the bottom
+        value_title = sp["y_label"] or sp["unit"]
+        side_title, foot_title = (sp["x_label"], value_title) if horizontal else (value_title, sp["x_label"])
+        if side_title:
             left += fs * 1.5
         bottom = self.h - self.pad * 0.8
-        if sp["x_label"]:
+        if foot_title:
             bottom -= fs * 1.6
         right = self.w - self.pad
         cats = sp["labels"]
@@ -502,11 +549,11 @@ class Chart(object):
             if not horizontal:
                 y = round(self.y_of(t))
                 self.cv.fill_rect(x0, y, x1, y + 1, ZERO if t == 0 else GRID)
-                self.text(x0 - 8, y + 0.5, s, fs, SUBTLE, anchor="right", baseline="middle")
+                self.text(x0 - 8, y + 0.5, s, fs, TICK, anchor="right", baseline="middle")
             else:
                 x = round(self.x_of_value(t))
                 self.cv.fill_rect(x, y0, x + 1, y1, ZERO if t == 0 else GRID)
-                self.text(x + 0.5, y1 + 6, s, fs, SUBTLE, anchor="center", baseline="top")
+                self.text(x + 0.5, y1 + 6, s, fs, TICK, anchor="center", baseline="top")
         sp = self.spec
         ylab = sp["y_label"] + ("（%s）" % sp["unit"] if sp["unit"] else "")
         xlab = sp["x_label"]
@@ -615,7 +662,8 @@ class Chart(object):
         show_vals = self.wants_value_labels()
         fsv = self.fs_value
         zero = self.x_of_value(0) if horizontal else self.y_of(0)
-        labels = []
+        labels = []          # (x, y, text, colour, anchor, baseline, owner bar, other places)
+        bars = []            # (box, owner) of every bar drawn
         for j in range(n):
             start = (y0 if horizontal else x0) + slot * j + (slot - group) / 2.0
             pos_acc = neg_acc = 0.0
@@ -639,11 +687,13 @@ class Chart(object):
                 if horizontal:
                     pa, pb = self.x_of_value(a), self.x_of_value(b)
                     self.cv.fill_rect(min(pa, pb), off + gap / 2, max(pa, pb), off + bw - gap / 2, color)
+                    bars.append(((min(pa, pb), off, max(pa, pb), off + bw), (j, si)))
                     if sp["stacked"] and si > 0:
                         self.cv.fill_rect(min(pa, pb), off, min(pa, pb) + 1, off + bw, WHITE)
                 else:
                     pa, pb = self.y_of(a), self.y_of(b)
                     self.cv.fill_rect(off + gap / 2, min(pa, pb), off + bw - gap / 2, max(pa, pb), color)
+                    bars.append(((off, min(pa, pb), off + bw, max(pa, pb)), (j, si)))
                     if sp["stacked"] and si > 0:
                         self.cv.fill_rect(off, max(pa, pb) - 1, off + bw, max(pa, pb), WHITE)
                 if show_vals:
@@ -657,25 +707,92 @@ class Chart(object):
                             dark = sum(color) / 3.0 > 150
                             c = (34, 34, 34) if dark else WHITE
                             if horizontal:
-                                labels.append((mid, off + bw / 2.0, txt, c, "center", "middle"))
+                                labels.append((mid, off + bw / 2.0, txt, c, "center", "middle", (j, si), ()))
                             else:
-                                labels.append((off + bw / 2.0, mid, txt, c, "center", "middle"))
-                    elif (tw <= bw + slot * 0.25 / max(1, ns)) if not horizontal else (bw >= fsv * 0.9):
-                        if horizontal:
+                                labels.append((off + bw / 2.0, mid, txt, c, "center", "middle", (j, si), ()))
+                    elif horizontal:
+                        if bw >= fsv * 0.9:
                             labels.append((pb + (4 if v >= 0 else -4), off + bw / 2.0, txt, SUBTLE,
-                                           "left" if v >= 0 else "right", "middle"))
-                        else:
-                            labels.append((off + bw / 2.0, pb + (-3 if v >= 0 else 3), txt, SUBTLE, "center",
-                                           "bottom" if v >= 0 else "top"))
+                                           "left" if v >= 0 else "right", "middle", (j, si), ()))
+                    else:
+                        # beyond the bar's end; when that spot is taken (a wider label of the next bar
+                        # of the group), one line further out: staggered, never run together
+                        sign = -1 if v >= 0 else 1
+                        base = "bottom" if v >= 0 else "top"
+                        labels.append((off + bw / 2.0, pb + 3 * sign, txt, SUBTLE, "center", base, (j, si),
+                                       ("lift", sign, bw)))
             if sp["stacked"] and show_vals and ns > 1:
                 total = pos_acc + neg_acc
                 txt = fmt_number(total, None, self.unit, sp["number_format"])
                 if horizontal:
-                    labels.append((self.x_of_value(pos_acc) + 4, start + bw / 2.0, txt, TEXT, "left", "middle"))
-                elif self.fonts.width(txt, fsv) <= slot:
-                    labels.append((start + bw / 2.0, self.y_of(pos_acc) - 3, txt, TEXT, "center", "bottom"))
-        for x, y, txt, c, anchor, base in labels:
-            self.text(x, y, txt, fsv, c, anchor=anchor, baseline=base)
+                    labels.append((self.x_of_value(pos_acc) + 4, start + bw / 2.0, txt, TEXT, "left", "middle",
+                                   None, ()))
+                else:
+                    labels.append((start + bw / 2.0, self.y_of(pos_acc) - 3, txt, TEXT, "center", "bottom",
+                                   None, ()))
+        self.place_value_labels(labels, bars, fsv)
+
+    def _text_box(self, x, y, txt, size, anchor, base):
+        w = self.fonts.width(txt, size)
+        h = size * 1.15
+        x0 = {"left": x, "right": x - w}.get(anchor, x - w / 2.0)
+        y0 = {"top": y, "bottom": y - h}.get(base, y - h / 2.0)
+        return (x0, y0, x0 + w, y0 + h)
+
+    def place_value_labels(self, labels, bars, size):
+        """Draw each value label at the first of its places where it fits: inside the image, not
+        over another label, not over a bar but its own (a minus sign under the neighbouring bar
+        reads as a positive number), else skip it; ``self.value_boxes`` keeps what was drawn and
+        ``self.value_skipped`` counts the rest (said in a note)."""
+        placed = []
+        skipped = 0
+        pad = 2.0
+
+        def clash(a, b, across=pad):
+            return a[0] < b[2] + across and b[0] < a[2] + across and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+        for x, y, txt, c, anchor, base, owner, others in labels:
+            inside = owner is not None and c != SUBTLE       # a label drawn inside its own bar segment
+            lift = others[:1] == ("lift",)
+            sizes = [size]
+            if lift and self.fonts.width(txt, size) > others[2] + 1:
+                # a grouped bar's label wider than its bar: a size smaller (not below 9 px) first
+                small = max(9.0, size * 0.8)
+                if self.fonts.width(txt, small) <= others[2] + 1:
+                    sizes.append(small)
+            done = False
+            # in place at each size first, then staggered (smallest size)
+            for sz, tries in [(sz, 1) for sz in sizes] + ([(sizes[-1], 4)] if lift else []):
+                py = y
+                for _try in range(tries):
+                    box = self._text_box(x, py, txt, sz, anchor, base)
+                    if box[0] < 1 or box[2] > self.w - 1 or box[1] < 1 or box[3] > self.h - 1:
+                        break
+                    # labels keep half a character apart: "34.5亿39.8亿" must not read as one
+                    hits = [b for b, _t in placed if clash(box, b, sz * 0.5)]
+                    if inside:
+                        hits += [bar for bar, who in bars if who != owner and bar[0] + 0.5 < box[2]
+                                 and box[0] < bar[2] - 0.5 and bar[1] + 0.5 < box[3] and box[1] < bar[3] - 0.5]
+                    else:
+                        hits += [bar for bar, who in bars if who != owner and clash(box, bar, 0.5)]
+                    if not hits:
+                        placed.append((box, txt))
+                        self.text(x, py, txt, sz, c, anchor=anchor, baseline=base)
+                        done = True
+                        break
+                    if tries == 1:
+                        break
+                    # staggered: just beyond what it ran into (above it, or below for a negative bar)
+                    py = (min(h[1] for h in hits) - 3) if others[1] < 0 else (max(h[3] for h in hits) + 3)
+                if done:
+                    break
+            if not done:
+                skipped += 1
+        self.value_boxes = placed
+        self.bar_boxes = bars
+        self.value_skipped = skipped
+        if skipped and self.spec["value_labels"] is True:
+            self.notes.append("有 %d 个数值标签放不下（会压住相邻的柱子或标签），没有画；可加大 width 或减少类目" % skipped)
 
     # -- pie ---------------------------------------------------------------------------------------------
     def draw_pie(self):

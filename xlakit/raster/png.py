@@ -58,8 +58,9 @@ def palette_of(rgb):
     return pal, idx
 
 
-def encode(width, height, rgb, level=9):
-    """PNG bytes of an RGB bytearray (row-major, 3 bytes per pixel)."""
+def encode(width, height, rgb, level=9, dpi=None):
+    """PNG bytes of an RGB bytearray (row-major, 3 bytes per pixel); ``dpi``: a pHYs chunk (pixels
+    per metre) so Word, WPS and printers size the picture as meant instead of guessing 96 dpi."""
     pal = palette_of(rgb)
     if pal is not None:
         palette, raw = pal
@@ -72,11 +73,29 @@ def encode(width, height, rgb, level=9):
     else:            # RGB: pick the filter with a quicker trial, spend level 9 on the winner only
         best = zlib.compress(min(cands, key=lambda c: len(zlib.compress(c, 6))), level)
     out = [b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, ctype, 0, 0, 0))]
+    if dpi:
+        ppm = int(round(dpi / 0.0254))
+        out.append(_chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
     if ctype == 3:
         out.append(_chunk(b"PLTE", palette))
     out.append(_chunk(b"IDAT", best))
     out.append(_chunk(b"IEND", b""))
     return b"".join(out)
+
+
+def dpi_of(data):
+    """The DPI a PNG's pHYs chunk gives (None without one, or when its unit is not the metre)."""
+    p = 8
+    while p + 8 <= len(data):
+        n = struct.unpack(">I", data[p:p + 4])[0]
+        tag = data[p + 4:p + 8]
+        if tag == b"pHYs" and n == 9:
+            x, _y, unit = struct.unpack(">IIB", data[p + 8:p + 17])
+            return round(x * 0.0254, 1) if unit == 1 else None
+        if tag == b"IDAT":
+            return None
+        p += 12 + n
+    return None
 
 
 def decode(data):

@@ -232,6 +232,16 @@ class Chart(object):
         return {"type": self.kind, "title": self.title or None, "categories": self.categories.text(),
                 "values": [{"name": name, "range": ref.text()} for _r, name, ref in self.series]}
 
+    def _value_title(self):
+        """The value axis's title: the one series' name (several series have the legend). The
+        axis's numbers are "#,##0" whatever the cells' format: 3,500,000, not 3500000 or
+        3,500,000.00."""
+        if len(self.series) != 1 or not self.series[0][1]:
+            return ""
+        return ('<c:title><c:tx><c:rich><a:bodyPr rot="-5400000" vert="horz"/><a:lstStyle/><a:p><a:pPr>'
+                '<a:defRPr sz="1000" b="0"/></a:pPr><a:r><a:rPr lang="zh-CN" sz="1000" b="0"/><a:t>%s</a:t></a:r></a:p>'
+                '</c:rich></c:tx><c:overlay val="0"/></c:title>' % opc.xml_text(str(self.series[0][1])))
+
     def xml(self):
         s = self.sheet
         sers = []
@@ -278,7 +288,8 @@ class Chart(object):
                      '<c:valAx><c:axId val="50020"/><c:scaling><c:orientation val="minMax"/></c:scaling>'
                      '<c:delete val="0"/><c:axPos val="l"/><c:majorGridlines><c:spPr><a:ln w="9525">'
                      '<a:solidFill><a:srgbClr val="D9D9D9"/></a:solidFill></a:ln></c:spPr></c:majorGridlines>'
-                     '<c:numFmt formatCode="General" sourceLinked="1"/><c:majorTickMark val="out"/>'
+                     + self._value_title() +
+                     '<c:numFmt formatCode="#,##0" sourceLinked="0"/><c:majorTickMark val="out"/>'
                      '<c:minorTickMark val="none"/><c:tickLblPos val="nextTo"/><c:crossAx val="50010"/>'
                      '<c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx>')
         if self.title:
@@ -298,8 +309,18 @@ class Chart(object):
                 '</c:chartSpace>' % (NS_C, NS_A, opc.NS_OFFICE_RELS, title, plot, legend)).encode("utf-8")
 
 
-def _anchor(col, row, rid, shape_id, name):
-    """A chart ``ANCHOR_COLS`` x ``ANCHOR_ROWS`` cells big whose top left is cell (col, row), 0-based."""
+def anchor_rows(chart):
+    """Rows of cells a chart takes: ``ANCHOR_ROWS``, more for many categories, whose labels Excel
+    and LibreOffice turn 45-90° and which would squeeze the plot to a strip (a pivot by month and
+    department easily has 12-30)."""
+    if chart is None or chart.kind == "pie":
+        return ANCHOR_ROWS
+    n = chart.categories.count
+    return ANCHOR_ROWS + (0 if n <= 6 else 4 if n <= 12 else 8)
+
+
+def _anchor(col, row, rid, shape_id, name, rows=ANCHOR_ROWS):
+    """A chart ``ANCHOR_COLS`` x ``rows`` cells big whose top left is cell (col, row), 0-based."""
     def mark(tag, c, r):
         return ('<xdr:%s><xdr:col>%d</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%d</xdr:row><xdr:rowOff>0</xdr:rowOff>'
                 '</xdr:%s>' % (tag, c, r, tag))
@@ -308,7 +329,7 @@ def _anchor(col, row, rid, shape_id, name):
             '<xdr:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/></xdr:xfrm><a:graphic>'
             '<a:graphicData uri="%s"><c:chart xmlns:c="%s" xmlns:r="%s" r:id="%s"/></a:graphicData></a:graphic>'
             '</xdr:graphicFrame><xdr:clientData/></xdr:twoCellAnchor>' % (
-                mark("from", col, row), mark("to", col + ANCHOR_COLS, row + ANCHOR_ROWS), shape_id,
+                mark("from", col, row), mark("to", col + ANCHOR_COLS, row + rows), shape_id,
                 opc.xml_attr(name), NS_C, NS_C, opc.NS_OFFICE_RELS, rid))
 
 
@@ -406,7 +427,7 @@ class Attach(object):
                                                          target).encode("utf-8")
         if self.new_drawing:
             out[self.drawing_part] = (opc.XML_DECLARATION + '<xdr:wsDr xmlns:xdr="%s" xmlns:a="%s">%s</xdr:wsDr>' % (
-                NS_XDR, NS_A, _anchor(col, row, self.chart_rid, 2, "图表 1"))).encode("utf-8")
+                NS_XDR, NS_A, _anchor(col, row, self.chart_rid, 2, "图表 1", anchor_rows(chart)))).encode("utf-8")
             out[self.sheet_rels_part] = _add_rel(self.sheet_rels, self.sheet_rid, REL_DRAWING, _relative(
                 self.sheet_part, self.drawing_part)).encode("utf-8")
         else:
@@ -417,7 +438,8 @@ class Attach(object):
             ids = [int(i) for i in re.findall(r'<(?:\w+:)?cNvPr\b[^>]*\bid="(\d+)"', text)]
             m = re.search(r"</(\w+:)?wsDr>", text)
             p = m.group(1) or ""
-            anchor = _anchor(col, row, self.chart_rid, max(ids + [1]) + 1, "图表 %d" % (len(ids) + 1))
+            anchor = _anchor(col, row, self.chart_rid, max(ids + [1]) + 1, "图表 %d" % (len(ids) + 1),
+                             anchor_rows(chart))
             if p != "xdr:":
                 anchor = anchor.replace("<xdr:", "<%s" % p).replace("</xdr:", "</%s" % p)
             # the a: prefix is declared on the frame itself: the existing root may not declare it

@@ -11,7 +11,8 @@ sheet is streamed into the zip in constant memory whatever the row count; the pa
 (0-based indexes; -1 is the last row / the last cell of each row), ``number_format`` (an Excel
 format code such as ``#,##0.00`` for every number cell), ``column_formats`` ({0-based column:
 format code}, for the number cells of those columns: derived tables' converted money columns) and
-``freeze`` ([rows, cols] kept in view).
+``freeze`` ([rows, cols] kept in view); ``AUTO_MONEY`` (write_spreadsheet's new tables): money
+columns in ``#,##0.00`` and 合计 rows bold, found by ``money_styles``.
 Without it the output is exactly what it always was.
 
 Every new workbook prints sensibly (``page_setup_xml``): fit to the page width, landscape when
@@ -471,13 +472,19 @@ def page_setup_xml(width):
             % ("landscape" if width > LANDSCAPE_COLUMNS else "portrait"))
 
 
-def print_titles_xml(title, header):
-    """The workbook's ``definedNames``: the header row repeated on every printed page."""
-    if not header:
-        return ""
+def print_titles_xml(title, header, areas=None):
+    """The workbook's ``definedNames``: the header row repeated on every printed page; ``areas``
+    [(c1, r1, c2, r2)] (1-based) the print area: with a chart beside the table, the table and the
+    chart are two areas, each printed on its own pages, so "fit to one page wide" fits the table
+    and not the table plus the chart (which shrank a printed table to 4 pt)."""
     quoted = "'%s'" % title.replace("'", "''")
-    return ('<definedNames><definedName name="_xlnm.Print_Titles" localSheetId="0">%s!$1:$1</definedName>'
-            '</definedNames>' % opc.xml_text(quoted))
+    names = []
+    if areas:
+        names.append('<definedName name="_xlnm.Print_Area" localSheetId="0">%s</definedName>' % opc.xml_text(",".join(
+            "%s!$%s$%d:$%s$%d" % (quoted, col_letter(c1 - 1), r1, col_letter(c2 - 1), r2) for c1, r1, c2, r2 in areas)))
+    if header:
+        names.append('<definedName name="_xlnm.Print_Titles" localSheetId="0">%s!$1:$1</definedName>' % opc.xml_text(quoted))
+    return "<definedNames>%s</definedNames>" % "".join(names) if names else ""
 
 
 def _write_parts(zf, title, styles_xml, header=False, attach=None):
@@ -488,8 +495,9 @@ def _write_parts(zf, title, styles_xml, header=False, attach=None):
     zf.writestr("_rels/.rels", _PKG_RELS)
     zf.writestr("docProps/app.xml", _PKG_APP)
     zf.writestr("docProps/core.xml", _PKG_CORE % {"now": now})
-    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
-                                                    "names": print_titles_xml(title, header)})
+    if attach is None:      # with a chart, the workbook (its print area) follows the rows: _chart_parts
+        zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
+                                                        "names": print_titles_xml(title, header)})
     zf.writestr("xl/_rels/workbook.xml.rels", _PKG_WORKBOOK_RELS)
     zf.writestr("xl/styles.xml", styles_xml)
 
@@ -510,11 +518,53 @@ def _chart_parts(zf, chart, attach, title, head, header, width, counter):
     resolved = chart.resolve(title, head[0] if header else None, first, counter[0], data)
     for name, content in attach.parts(resolved, width + 1, 0).items():
         zf.writestr(name, content)
+    areas = [(1, 1, max(width, 1), max(counter[0], 1)),
+             (width + 2, 1, width + 1 + xlsx_chart.ANCHOR_COLS, xlsx_chart.anchor_rows(resolved) + 1)]
+    zf.writestr("xl/workbook.xml", _PKG_WORKBOOK % {"name": opc.xml_attr(title),
+                                                    "names": print_titles_xml(title, header, areas)})
+
+
+MONEY_FORMAT = "#,##0.00"
+AUTO_MONEY = "money"        # ``styles`` for a table a person typed (write_spreadsheet): ``money_styles``
+_MONEY_WORDS = ("金额", "额", "元", "价", "费", "收入", "成本", "工资", "薪", "款", "税", "利润", "支出", "预算",
+                "余额", "奖金", "报销", "营收", "销售", "amount", "price", "cost", "revenue", "salary", "total")
+
+
+def money_styles(head):
+    """Styles for a plain table (no ``styles`` given): its money columns as numbers in
+    ``#,##0.00`` (mixed "15184" / "1801.93" read as one kind of figure, and print aligned), the
+    header row and the 合计 rows among the rows seen bold. A money column: a header naming money
+    (金额, 单价, 费用, 收入, …; not a code's name) over numbers, or numbers with cents (no more than
+    two decimals, some above 100). None when the table has no money column."""
+    from .values import is_code_name, is_total_label
+    if not head or not looks_like_header(head[0]) or len(head) < 2:
+        return None
+    names = head[0]
+    formats = {}
+    for c, name in enumerate(names):
+        values = [row[c] for row in head[1:] if c < len(row) and row[c] is not None and row[c] != ""]
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if not numbers or len(numbers) < 0.8 * len(values):
+            continue
+        label = str(name or "").strip().lower()
+        if label and is_code_name(label):
+            continue
+        named = any(w in label for w in _MONEY_WORDS) and not any(w in label for w in ("率", "比", "%", "数量", "个数"))
+        cents = [v for v in numbers if isinstance(v, float) and v != int(v)]
+        priced = cents and all(abs(round(v, 2) - v) < 1e-9 for v in cents) and max(abs(v) for v in numbers) >= 100
+        if named or priced:
+            formats[c] = MONEY_FORMAT
+    if not formats:
+        return None
+    bold = [0] + [r for r, row in enumerate(head) if r and row and is_total_label(row[0])]
+    return {"column_formats": formats, "bold_rows": bold, "freeze": [1, 0]}
 
 
 def write_new(tmp, title, head, rest, stats, counter, styles=None, chart=None):
     """A new workbook with one sheet, written streaming (constant memory whatever the row count).
     ``chart``: an ``xlsx_chart.ChartJob`` drawn beside the rows."""
+    if styles == AUTO_MONEY:
+        styles = money_styles(head)
     if styles:
         return _write_styled(tmp, title, head, rest, stats, counter, styles, chart)
     header = bool(head) and looks_like_header(head[0])
