@@ -105,7 +105,12 @@ def cmd_run(args):
         if a == "--save-images":
             save_dir = next(it, None)
         elif a == "--timeout":
-            timeout = float(next(it, xla_host.TIMEOUT))
+            value = next(it, None)
+            try:
+                timeout = float(value)
+            except (TypeError, ValueError):
+                print("--timeout 后面要写秒数（例如 --timeout 120），收到：%s" % value, file=sys.stderr)
+                return 2
         elif a == "--env" or a.startswith("--env="):
             # The host hands a tool only PATH, HOME and PYTHONPATH; test seams such as XLA_NET_MAP
             # reach it only when named here (repeatable).
@@ -124,10 +129,11 @@ def cmd_run(args):
         return 2
     name = rest[0]
     raw = rest[1] if len(rest) > 1 else (_read_stdin() if not sys.stdin.isatty() else "")
+    from xlakit import runtime
     try:
-        params = json.loads(raw) if raw.strip() else {}
-    except ValueError as exc:
-        _print_json({"ok": False, "error": "参数不是合法的 JSON：%s" % exc})
+        params = runtime.parse_input(raw)       # the tools' own rules: Chinese errors, depth bound
+    except runtime.InputError as exc:
+        _print_json({"ok": False, "error": str(exc)})
         return 2
     bar = _terminal_bar()
     result = xla_host.run_tool(name, params, timeout=timeout, on_progress=bar, extra_env=extra_env)

@@ -69,6 +69,21 @@ def test_xla_run_refuses_deep_arguments_in_chinese(home):
     assert b"Traceback" not in proc.stderr, proc.stderr[-2000:]
 
 
+def test_xla_run_answers_json_deeper_than_pythons_recursion_and_other_bad_input_in_chinese(home):
+    """100,000 nested lists make json.loads itself raise RecursionError (not ValueError): the CLI
+    parses through the tools' own runtime.parse_input, so it answers the same Chinese refusal;
+    a list instead of an object and a --timeout that is no number are said in Chinese too."""
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "")}
+    deep = '{"date":%s}' % ("[" * 100000 + "]" * 100000)      # on stdin: too long for one argv string
+    for args, said in (([], SAY), (["[1, 2]"], "收到的是列表"), (['{"date": '], "不是合法的 JSON"),
+                       (["--timeout", "abc", "{}"], "--timeout 后面要写秒数")):
+        proc = subprocess.run([sys.executable, XLA, "run", "lunar_date"] + args, capture_output=True, env=env,
+                              input=deep.encode(), timeout=60)
+        assert proc.returncode == 2
+        assert said in (proc.stdout + proc.stderr).decode("utf-8"), (args[0][:20], proc.stdout[-500:], proc.stderr[-500:])
+        assert b"Traceback" not in proc.stderr, proc.stderr[-2000:]
+
+
 def test_host_refuses_deep_arguments_and_logs_them_shortened(home):
     res = xla_host.run_tool("lunar_date", {"date": "2024-02-10", "junk": deep_value(600)}, home=str(home))
     assert not res.ok and SAY in res.error and res.exit_code == 2

@@ -299,6 +299,15 @@ def read_input(stream=None):
             raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise InputError("输入不是 UTF-8 编码的 JSON。请用 UTF-8 发送一个 JSON 对象")
+    return parse_input(raw)
+
+
+_KINDS = {list: "列表（[...]）", str: "一段文字", int: "数字", float: "数字", bool: "true/false", type(None): "null"}
+
+
+def parse_input(raw):
+    """One JSON object from text (the tool's stdin, or ``xla.py run``'s argument): {} for nothing,
+    InputError in Chinese for bad JSON, too deep a nesting (json's recursion) or not an object."""
     if not raw.strip():
         return {}
     try:
@@ -313,7 +322,7 @@ def read_input(stream=None):
     if "\\u" in raw:
         data = _clean_value(data)
     if not isinstance(data, dict):
-        raise InputError("输入必须是 JSON 对象（{...}），收到的是 %s" % type(data).__name__)
+        raise InputError("输入必须是 JSON 对象（{...}），收到的是%s" % _KINDS.get(type(data), type(data).__name__))
     return data
 
 
