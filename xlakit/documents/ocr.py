@@ -33,7 +33,7 @@ tables, unsure lines marked ``〔?…〕``; each page's mean confidence is repor
 import os
 import time
 
-from ..errors import FormatError
+from ..errors import FormatError, what_broke
 from . import ocr_layout, ocr_turn
 
 GROUP = "ocr"
@@ -394,8 +394,7 @@ def open_image(data_or_path):
         image.load()
         return image
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types for damaged pictures
-        raise FormatError("图片已损坏或格式不受支持，无法识别（%s）。请确认文件完整，或另存为 PNG/JPEG 再试" % (
-            str(exc)[:200] or type(exc).__name__))
+        raise FormatError("图片已损坏或格式不受支持，无法识别（%s）。请确认文件完整，或另存为 PNG/JPEG 再试" % what_broke(exc))
 
 
 def has_pillow():
