@@ -36,6 +36,9 @@ import bench_readers  # noqa: E402  (the ledger generator and data folder are sh
 ROWS = 50
 
 
+SUM = {"group_by": ["区域"], "metrics": [{"column": "金额", "func": "sum"}]}
+
+
 def calls(xlsx, csv):
     """(label, script, arguments): the small calls measured."""
     return [
@@ -44,8 +47,8 @@ def calls(xlsx, csv):
         ("probe_table csv", "probe_table.py", {"path": csv}),
         ("read_spreadsheet xlsx", "read_spreadsheet.py", {"path": xlsx}),
         ("read_spreadsheet csv", "read_spreadsheet.py", {"path": csv}),
-        ("calc_table xlsx", "calc_table.py", {"path": xlsx, "group_by": ["区域"], "sum": ["金额"]}),
-        ("calc_table csv", "calc_table.py", {"path": csv, "group_by": ["区域"], "sum": ["金额"]}),
+        ("calc_table xlsx", "calc_table.py", dict(SUM, path=xlsx)),
+        ("calc_table csv", "calc_table.py", dict(SUM, path=csv)),
         ("lunar_date", "lunar_date.py", {}),
         ("lunar_date festival", "lunar_date.py", {"festival": "清明"}),
         ("current_time", "current_time.py", {}),
