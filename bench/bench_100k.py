@@ -12,8 +12,12 @@ the workbook, walk every row and sum 金额 (bench_readers' "ours" child). The t
 arguments are bench_tables_1m's (one definition each). Ledgers come from ``bench_readers.py``
 (``bench/data/``, gitignored).
 
+``--baseline DIR`` also runs every tool job from another checkout (e.g. the main branch before a
+change), interleaved with ours, so a change can be judged on a busy machine by the cpu seconds of
+the same job side by side.
+
 Usage: ``python3 bench/bench_100k.py [--repeat 5] [--formats xlsx,csv] [--jobs read,pivot,...]
-[--rows 100000]``.
+[--rows 100000] [--baseline DIR]``.
 """
 import argparse
 import os
@@ -56,6 +60,7 @@ def main(argv=None):
     ap.add_argument("--formats", default="xlsx", help="xlsx and/or csv")
     ap.add_argument("--jobs", default=",".join(JOBS))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--baseline", default="", help="another checkout whose tools run beside ours (label: before)")
     args = ap.parse_args(argv)
     n = args.rows
     home = tempfile.mkdtemp(prefix="bench_100k_home_")     # outside the toolbox: its folder is write-protected
@@ -66,6 +71,8 @@ def main(argv=None):
     for fmt in [f for f in args.formats.split(",") if f]:
         path = bench_readers.data_file(n, "sst" if fmt == "xlsx" else "csv")
         todo += [(fmt, job, path) for job in jobs]
+        if args.baseline:
+            todo += [(fmt, job + " (before)", path) for job in jobs if job != "read"]
     runs = {(fmt, job): [] for fmt, job, _p in todo}
     loads = {(fmt, job): [] for fmt, job, _p in todo}
     errors = {}
@@ -74,6 +81,12 @@ def main(argv=None):
             loads[(fmt, job)].append(load())
             if job == "read":
                 res = read_alone(path, home)
+            elif job.endswith(" (before)"):
+                bench_tables_1m.ROOT = os.path.abspath(args.baseline)     # its tools/, same wrapper and data
+                try:
+                    res = bench_tables_1m.measure(job.split()[0], "ours", path, other, home, 600)
+                finally:
+                    bench_tables_1m.ROOT = ROOT
             else:
                 res = bench_tables_1m.measure(job, "ours", path, other, home, 600)
             if "error" in res:
@@ -82,13 +95,13 @@ def main(argv=None):
                 runs[(fmt, job)].append(res)
     print("python %s, %d cpus, median of %d runs each, interleaved" % (sys.version.split()[0], os.cpu_count(),
                                                                       args.repeat))
-    lines = ["| rows | format | job | wall s | cpu s | wall − reading alone | goal | peak MiB (largest / tree) | load avg |",
+    lines = ["| rows | format | job | wall s | cpu s | wall / cpu − reading alone | goal | peak MiB (largest / tree) | load avg |",
              "|---:|---|---|---:|---:|---:|---|---:|---|"]
     base = {}
     for fmt, job, _p in todo:
         rs = runs[(fmt, job)]
         if rs and job == "read":
-            base[fmt] = statistics.median(r["wall"] for r in rs)
+            base[fmt] = (statistics.median(r["wall"] for r in rs), statistics.median(r["cpu"] for r in rs))
     for fmt, job, _p in todo:
         rs = runs[(fmt, job)]
         if not rs:
@@ -96,10 +109,10 @@ def main(argv=None):
             continue
         wall = statistics.median(r["wall"] for r in rs)
         cpu = statistics.median(r["cpu"] for r in rs)
-        goal = GOAL.get(job)
+        goal = GOAL.get(job.split()[0])
         ld = loads[(fmt, job)]
         lines.append("| %d | %s | %s | %.2f | %.2f | %s | %s | %.0f / %.0f | %.1f–%.1f |" % (
-            n, fmt, job, wall, cpu, "" if job == "read" or fmt not in base else "%+.2f" % (wall - base[fmt]),
+            n, fmt, job, wall, cpu, "" if job == "read" or fmt not in base else "%+.2f / %+.2f" % (wall - base[fmt][0], cpu - base[fmt][1]),
             "" if goal is None else ("≤ %.1f s: %s" % (goal, "met" if wall <= goal else "missed by %.2f s" % (wall - goal))),
             max(r["rss"] for r in rs) / 2.0 ** 20, max(r.get("tree_rss", 0) for r in rs) / 2.0 ** 20, min(ld), max(ld)))
     print("\n".join(lines))
