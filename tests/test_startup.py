@@ -97,3 +97,19 @@ def test_xla_debug_still_prints_the_traceback(ledger, home):
     assert answer["ok"] is True       # a bad XLA_DEADLINE is ignored, not an error
     answer, _modules, err = launch("read_spreadsheet", {"path": str(ledger) + ".missing"}, home, {"XLA_DEBUG": "1"})
     assert answer["ok"] is False and "Traceback" in err
+
+
+def test_writing_a_new_workbook_leaves_the_installer_unimported(tmp_path, home):
+    """A new xlsx needs neither openpyxl nor the installer (pydeps_boot: subprocess, locks); an
+    existing workbook (openpyxl) and an .xls (xlwt) import it where they need it."""
+    out = tmp_path / "新表.xlsx"
+    answer, modules, _err = launch("write_spreadsheet", {"path": str(out), "rows": [["名称", "金额"], ["甲", 1.5]]}, home)
+    assert answer["ok"] is True and out.is_file()
+    # (tempfile is fair here: a written file goes through a temporary file beside it)
+    loaded = [m for m in ("pydeps_boot", "subprocess", "shlex", "openpyxl", "traceback", "difflib") if m in modules]
+    assert not loaded, "imported when writing a new workbook: %s" % loaded
+    answer, modules, _err = launch("write_spreadsheet", {"path": str(out), "rows": [["乙", 2]], "mode": "append"}, home)
+    assert answer["ok"] is True and answer["total_rows"] == 3, answer
+    old = tmp_path / "老格式.xls"
+    answer, modules, _err = launch("write_spreadsheet", {"path": str(old), "rows": [["名称"], ["甲"]]}, home)
+    assert answer["ok"] is True and old.read_bytes()[:4] == b"\xd0\xcf\x11\xe0"
