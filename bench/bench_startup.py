@@ -16,7 +16,11 @@ instructions of one run under valgrind's callgrind (load-independent; slow), too
 interpreter, so a change can be judged on a busy machine. current_time asks web sites for the
 time: its wall time includes the network; its cpu time is the number to watch.
 
-Usage: ``python3 bench/bench_startup.py [--repeat 7] [--tools probe_table,...] [--instructions]``.
+``--baseline DIR`` (with ``--instructions``) also counts the instructions of the same calls with
+another checkout's tools (e.g. before a change), printed as a last column.
+
+Usage: ``python3 bench/bench_startup.py [--repeat 7] [--tools probe_table,...] [--instructions]
+[--baseline DIR]``.
 """
 import argparse
 import json
@@ -83,13 +87,13 @@ def one(script, args, home):
     return res
 
 
-def instructions(script, args, home):
+def instructions(script, args, home, root=ROOT):
     """Instructions of one run under callgrind (None without valgrind)."""
     if not shutil.which("valgrind"):
         return None
     stdin = json.dumps(args, ensure_ascii=False) if args is not None else ""
     proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv_of(script),
-                          cwd=os.path.join(ROOT, "tools"), input=stdin.encode("utf-8"), env=bench_child.host_env(home),
+                          cwd=os.path.join(root, "tools"), input=stdin.encode("utf-8"), env=bench_child.host_env(home),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     for line in proc.stderr.decode("utf-8", "replace").splitlines():
         if "Collected :" in line:
@@ -102,6 +106,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=7, help="runs per call (median is printed; at least 5 is sensible)")
     ap.add_argument("--tools", default="", help="only calls whose label starts with one of these (comma separated)")
     ap.add_argument("--instructions", action="store_true", help="also count instructions under valgrind callgrind")
+    ap.add_argument("--baseline", default="", help="with --instructions: another checkout counted the same way")
     args = ap.parse_args(argv)
     xlsx = bench_readers.data_file(ROWS, "sst")
     csv = bench_readers.data_file(ROWS, "csv")
@@ -128,6 +133,9 @@ def main(argv=None):
     if args.instructions:
         lines[0] += " instructions (M) | own instructions (M) |"
         lines[1] += "---:|---:|"
+        if args.baseline:
+            lines[0] += " own instructions before (M) |"
+            lines[1] += "---:|"
     base_ir = instructions(None, None, home) if args.instructions else None
     for label, script, params in todo:
         rs = runs[label]
@@ -145,6 +153,9 @@ def main(argv=None):
             ir = base_ir if script is None else instructions(script, params, home)
             line += " %s | %s |" % ("%.0f" % (ir / 1e6) if ir else "", "" if script is None or not ir or not base_ir
                                     else "%.0f" % ((ir - base_ir) / 1e6))
+            if args.baseline:
+                before = None if script is None else instructions(script, params, home, os.path.abspath(args.baseline))
+                line += " %s |" % ("%.0f" % ((before - base_ir) / 1e6) if before and base_ir else "")
         lines.append(line)
         print(line, flush=True)
     print()
