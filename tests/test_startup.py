@@ -113,3 +113,18 @@ def test_writing_a_new_workbook_leaves_the_installer_unimported(tmp_path, home):
     old = tmp_path / "老格式.xls"
     answer, modules, _err = launch("write_spreadsheet", {"path": str(old), "rows": [["名称"], ["甲"]]}, home)
     assert answer["ok"] is True and old.read_bytes()[:4] == b"\xd0\xcf\x11\xe0"
+
+
+def test_a_tool_reads_its_own_entry_without_checking_the_whole_manifest(tmp_path):
+    """Every call looks up its own tools.json entry; the whole-manifest check (every schema and
+    script) is for the host and ``xla.py check``, and stays what they see."""
+    from xlakit import manifest
+    data, problems = manifest.load_manifest(ROOT, check=False)
+    assert problems == [] and manifest.find_tool(data, "calc_table") is not None
+    assert manifest.load_manifest(ROOT)[0] == data
+    broken = tmp_path / "toolbox"
+    (broken / "tools").mkdir(parents=True)
+    (broken / "tools.json").write_text(json.dumps({"tools": [{"name": "ghost", "description": "x",
+                                                              "parameters": {"type": "object"}}]}), encoding="utf-8")
+    assert manifest.load_manifest(str(broken), check=False)[1] == []
+    assert any("ghost" in p for p in manifest.load_manifest(str(broken))[1])
