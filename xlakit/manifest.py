@@ -35,8 +35,10 @@ def root_dir():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def load_manifest(root=None):
-    """Read tools.json and return (manifest dict, list of problems). Never raises for bad content."""
+def load_manifest(root=None, check=True):
+    """Read tools.json and return (manifest dict, list of problems). Never raises for bad content.
+    ``check=False`` skips the whole-manifest check (problems then []): a tool process looking up
+    its own entry on every call does not need every other tool's schema and script checked."""
     root = root or root_dir()
     path = os.path.join(root, "tools.json")
     try:
@@ -46,7 +48,7 @@ def load_manifest(root=None):
         return None, ["tools.json 不存在：%s" % path]
     except (ValueError, UnicodeDecodeError) as exc:
         return None, ["tools.json 不是合法的 JSON：%s" % exc]
-    return data, check_manifest_data(data, root)
+    return data, (check_manifest_data(data, root) if check else [])
 
 
 def check_manifest(root=None):
@@ -199,7 +201,7 @@ def declared_tools(root=None):
     another tool use it, so they never name a tool this toolbox does not have."""
     root = root or root_dir()
     if root not in _DECLARED:
-        data, _problems = load_manifest(root)
+        data, _problems = load_manifest(root, check=False)
         _DECLARED[root] = {t.get("name") for t in (data or {}).get("tools", []) if isinstance(t, dict)}
     return _DECLARED[root]
 

@@ -20,7 +20,6 @@ Exit codes: 0 ok, 1 the tool reported a failure (ToolError), 2 the input was inv
 import json
 import os
 import sys
-import traceback
 
 from . import manifest as xla_manifest
 # The error types are re-exported (``rt.ToolError``) for short tool scripts; paths and files are
@@ -258,6 +257,7 @@ def _log_details(message):
 
 def _debug(exc):
     if os.environ.get("XLA_DEBUG") == "1":
+        import traceback        # developers only: not worth its import (linecache, tokenize) on every call
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
 
 
@@ -329,7 +329,7 @@ def parse_input(raw):
 def tool_entry(script_file):
     """This script's entry in the tools.json one level above its folder (None when undeclared)."""
     script_file = os.path.abspath(script_file)
-    data, _problems = xla_manifest.load_manifest(os.path.dirname(os.path.dirname(script_file)))
+    data, _problems = xla_manifest.load_manifest(os.path.dirname(os.path.dirname(script_file)), check=False)
     return xla_manifest.find_tool_by_script(data, os.path.basename(script_file))
 
 

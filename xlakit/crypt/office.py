@@ -21,15 +21,16 @@ reduced to their class, and nothing is logged.
 """
 import atexit
 import os
-import shutil
 import struct
 import stat
-import tempfile
 import time
 
 from .. import sniff
 from ..errors import FormatError, what_broke
-from . import agile
+
+# shutil, tempfile and the agile cipher (hashlib, base64) are imported where a file is actually
+# encrypted: every table read passes through ``office_encrypted``, and a fresh tool process should
+# not pay for the decryption machinery a plain workbook never needs (issue 39, small calls).
 
 __all__ = ["NEED_PASSWORD", "WRONG_PASSWORD", "DEFAULT_PASSWORD", "office_encrypted", "Plain", "decrypt"]
 
@@ -48,6 +49,9 @@ _FOLDERS = []
 
 
 def _cleanup_all():
+    if not _FOLDERS:
+        return
+    import shutil
     for folder in list(_FOLDERS):
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -60,6 +64,8 @@ STALE_AFTER = 180      # seconds: no tool lives longer than the host's 60 s
 def _sweep_stale():
     """Remove decrypted copies a killed tool left behind (SIGKILL at the host's 60 s skips atexit):
     a plain copy of a password-protected file must not outlive the call that needed it."""
+    import shutil
+    import tempfile
     base = tempfile.gettempdir()
     try:
         names = [n for n in os.listdir(base) if n.startswith("xla-plain-")]
@@ -132,6 +138,7 @@ class Plain(object):
 
     def close(self):
         if self.folder:
+            import shutil
             shutil.rmtree(self.folder, ignore_errors=True)
             if self.folder in _FOLDERS:
                 _FOLDERS.remove(self.folder)
@@ -147,7 +154,10 @@ class Plain(object):
 def decrypt(path, password=None, suffix=""):
     """A ``Plain`` copy of encrypted ``path``. ``password`` None/"" tries Excel's default password
     only, then says one is needed; a wrong one says so, in other words."""
+    import shutil
+    import tempfile
     import pydeps_boot
+    from . import agile
     if _is_zip(path):
         return _decrypt_odf(path, password, suffix)
     try:
@@ -234,6 +244,7 @@ def _ooxml_streams(path):
 def _agile_plain(streams, tries):
     """(password that worked, plain bytes) for agile encryption, None when no password fits; a
     cipher or hash we cannot undo says so by name (the password may well be right)."""
+    from . import agile
     for attempt in tries:
         try:
             return attempt, agile.decrypt(streams[0], streams[1], attempt)
@@ -275,6 +286,8 @@ def _decrypt_odf(path, password, suffix):
     """An OpenDocument package saved with a password, rebuilt unencrypted (``crypt.odf``)."""
     if not password:
         raise FormatError(NEED_ODF_PASSWORD, encrypted=True, wrong_password=False)
+    import shutil
+    import tempfile
     import pydeps_boot
     try:
         pydeps_boot.ensure("msoffcrypto")       # brings cryptography

@@ -49,7 +49,6 @@ import hashlib
 import json
 import os
 import secrets
-import shlex
 import shutil
 import stat
 import sys
@@ -380,7 +379,9 @@ def _unlock_hint(path):
     if os.name == "nt":  # pragma: no cover - Windows only
         return "在资源管理器里右键该文件 →「属性」→ 取消勾选「只读」"
     if sys.platform == "darwin":  # pragma: no cover - macOS only
+        import shlex            # only for this message
         return "在访达里选中它 →「显示简介」→ 取消勾选「已锁定」，或在终端运行 chmod u+w %s" % shlex.quote(path)
+    import shlex
     return "在终端运行 chmod u+w %s（或在文件管理器的「属性 → 权限」里允许写入）" % shlex.quote(path)
 
 

@@ -5,7 +5,6 @@ and 合计/小计 rows held back.
 Books come from ``formats.open_book(path)`` (readers by content) or ``GridBook`` (in-memory
 rows, same duck type) for tests and tools that already hold a grid.
 """
-import difflib
 import itertools
 from .. import progress
 from ..errors import ToolError
@@ -205,6 +204,7 @@ class Table(object):
             if idx < len(self.columns):
                 return self.columns[idx]
             return Column(idx, col_letter(idx), "列%s" % col_letter(idx))
+        import difflib          # only for a column name that is not there
         close = difflib.get_close_matches(spec, self.names, n=3, cutoff=0.5)
         close += [n for n in self.names if _norm_name(spec) in _norm_name(n) and n not in close][:3]
         hint = "；你可能想找：%s" % "、".join(close[:4]) if close else ""

@@ -340,12 +340,28 @@ class ReportRows(object):
         holds the first ``cap`` rows of duplicate groups in table order, so a prefix with that many
         of them (or all of them) is enough."""
         number = self.number
+        store = self.groups.store
+        in_groups = self.groups.rows_in_groups
+        if in_groups <= self.cap:
+            # every row of every group goes into the report (the usual case): each key's kept
+            # rows are already in table order, so they are the group as they are -- no list of
+            # all rows to build and sort (issue 39: 0.1-0.2 s of a 100k-row report)
+            out, have = {}, 0
+            for key, g in number.items():
+                rows = store.get(key)
+                if rows is None:
+                    return None
+                have += len(rows)
+                out[g] = rows
+            if have < in_groups:
+                return None            # the kept prefix ended inside a group: read again
+            self.capped = False
+            return out
         picked = []
-        for key, rows in self.groups.store.items():
+        for key, rows in store.items():
             g = number.get(key)
             if g is not None:
                 picked.extend((rownum, g, cells) for rownum, cells in rows)
-        in_groups = self.groups.rows_in_groups
         if len(picked) < min(self.cap, in_groups):
             return None
         picked.sort(key=lambda item: item[0])

@@ -12,7 +12,6 @@ looks at the first rows of the output, picks the columns that are money or numbe
 number format when its cells have one (xlsx styles, ``Table.number_formats``), else ``#,##0.00``
 (``0.00%`` for percentages); ``keep_text`` turns this off. The answer lists the columns (``converted_columns``).
 """
-import difflib
 import itertools
 
 from .values import (CellShow, INVALID, decimal_out, display_text, is_code_name, is_identifier_text, key_value,
@@ -144,6 +143,7 @@ class Filtered(object):
             texts = sorted(set(display_text(v) for v in bag))
             for want in wanted:
                 want = display_text(want)
+                import difflib  # only for a value that is not there
                 close = difflib.get_close_matches(want, texts, n=5, cutoff=0.4)
                 close += [t for t in texts if want and want in t and t not in close][:5 - len(close)]
                 if close:

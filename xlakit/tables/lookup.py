@@ -173,10 +173,11 @@ class Merged(object):
                     if len(self.unmatched_examples) < EXAMPLES:
                         self.unmatched_examples.append({"key": display(raw), "row": rownum})
             if text_source:
-                out = convert.row(values, width)
+                out = convert.row(values, width) + extra
+            elif n >= width:
+                out = values[:width] + extra      # one new list per row, not two
             else:
-                out = list(values[:width]) + [None] * (width - n) if n < width else values[:width]
-            out = out + extra
+                out = list(values) + [None] * (width - n) + extra
             if len(self.preview) < PREVIEW_ROWS:
                 self.preview.append(self.show.row(out))
                 self.preview_rows.append(rownum)

@@ -24,7 +24,6 @@ import glob
 import hashlib
 import json
 import os
-import tempfile
 import time
 
 from ..fs import paths
@@ -183,6 +182,7 @@ class Recorder(object):
     def _open(self):
         """The temporary file, made when the first chunk is full (a small sheet never gets one
         unless it is kept)."""
+        import tempfile         # only when an entry is written (most calls just look one up)
         folder = cache_dir()
         os.makedirs(folder, mode=0o700, exist_ok=True)
         fd, self._tmp = tempfile.mkstemp(prefix=".rows-", dir=folder)
@@ -256,6 +256,7 @@ class Recorder(object):
             meta = {"version": VERSION, "count": self.count, "offsets": self._offsets, "size": self._size,
                     "merges": [list(m) for m in merges], "notes": list(notes),
                     "formula_without_value": formula_without_value}
+            import tempfile
             fd, tmp = tempfile.mkstemp(prefix=".meta-", dir=cache_dir())
             with os.fdopen(fd, "wb") as fh:
                 fh.write(json.dumps(meta, ensure_ascii=False).encode("utf-8"))

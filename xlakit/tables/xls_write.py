@@ -9,7 +9,6 @@ import datetime
 import itertools
 import os
 
-import pydeps_boot  # noqa: E402 - the root is on sys.path in every tool and test
 from ..errors import FormatError, ToolError, what_broke
 from .cells import DATE_FORMAT, DATETIME_FORMAT, TEXT_FORMAT, TIME_FORMAT, column_widths, is_digit_text, looks_like_header
 from .target import DEFAULT_SHEET, pick_sheet, real_kind
@@ -100,6 +99,7 @@ def plan(path, wanted, allow_lossy, info):
 
 
 def write(tmp, layout, head, rest, counter, info):
+    import pydeps_boot      # only an .xls is written with xlwt (the installer: subprocess, locks)
     xlwt = pydeps_boot.ensure("xlwt")
     wb = xlwt.Workbook(encoding="utf-8")
     bold = xlwt.easyxf("font: bold on")

@@ -16,7 +16,6 @@ import datetime
 import itertools
 import os
 
-import pydeps_boot  # noqa: E402 - the root is on sys.path in every tool and test
 from ..errors import ToolError, what_broke
 from .cells import (DATE_FORMAT, DATETIME_FORMAT, LIMITS, TEXT_FORMAT, TIME_FORMAT, clean_xml_row, column_widths,
                     is_digit_text, is_repeated_header, looks_like_header, note, too_many_rows)
@@ -144,6 +143,7 @@ def _fill_fresh_sheet(ws, head, rows, stats, counter):
 def plan(path, fmt, wanted, mode, info):
     """Before anything is written: load the workbook, choose the sheet, find where appended rows
     start and check they fit. Returns (workbook, target sheet name or None, last valued row)."""
+    import pydeps_boot      # only an existing workbook needs openpyxl (a new file never does)
     openpyxl = pydeps_boot.ensure("openpyxl")
     from openpyxl.worksheet.worksheet import Worksheet
     try:
