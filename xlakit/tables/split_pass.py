@@ -26,7 +26,8 @@ nothing is inherited but the job), a daemon process ended in ``finally`` and by 
 exit handler. It also watches a pipe whose other end only we hold, so when we are killed (the
 host's timeout) it exits at once instead of finishing its part. It works to our deadline
 (``job["budget"]``); when its answer is late we stop at ``S`` with ``complete: false``, like a
-one-process pass that ran out of time there. ``XLA_CSV_WORKERS=1`` forces one process.
+one-process pass that ran out of time there. ``XLA_CSV_WORKERS=1`` forces one process, ``=2`` splits
+a csv of any size (tests of the split); ``XLA_DEBUG=1`` notes the cut and any restart on stderr.
 """
 import itertools
 import os
@@ -55,13 +56,14 @@ def split_point(book):
     """Byte offset to split a csv book at, or None (one process)."""
     if getattr(book, "kind", None) != "csv" or not hasattr(book, "byte_rows"):
         return None
-    if os.environ.get("XLA_CSV_WORKERS", "").strip() == "1" or (os.cpu_count() or 1) < 2:
+    setting = os.environ.get("XLA_CSV_WORKERS", "").strip()
+    if setting == "1" or (os.cpu_count() or 1) < 2:
         return None
     if str(book.encoding).lower() not in SPLIT_ENCODINGS:
         return None
     try:
         size = os.path.getsize(book.path)
-        if size < MIN_SPLIT_BYTES:
+        if size < (MIN_SPLIT_BYTES if setting != "2" else 1):    # 2: any size (tests of the split itself)
             return None
         with open(book.path, "rb") as fh:
             mid = int(size * SHARE)
@@ -94,6 +96,7 @@ def grouped(table, params, groups, metrics, where, include_totals, deadline):
     cut = split_point(table.book)
     if cut is None:
         return group_pass.aggregate(table, groups, metrics, where, include_totals, deadline)
+    _debug("two processes, cut at byte %d" % cut)
     budget = deadline.remaining() - MARGIN if deadline is not None else 3600.0
     job = {"path": table.book.path, "start": cut, "book": table.book.part_state(), "names": table.names,
            "params": {k: params.get(k) for k in ("group_by", "metrics", "where")},
@@ -107,25 +110,36 @@ def grouped(table, params, groups, metrics, where, include_totals, deadline):
         try:
             mine = group_pass.aggregate(table, groups, metrics, where, include_totals, deadline)
         except SplitInsideQuotes:
-            raise Restart()
+            raise _restart("our part ended inside a quoted field")
         buckets, used, filtered, skips, specs, stopped_at = mine
         if stopped_at is not None:          # our own part ran out of time: the rows before it, as always
             table.book.read_warnings(end.bad)
             return mine
         if table.open_footer or end.records is None or end.records < seen:
-            raise Restart()
+            raise _restart("a totals/footer row pending at the cut" if table.open_footer else "header past the cut")
         theirs = worker.result(deadline)
         if theirs is None:                  # late: the rows after the cut are not counted, and the answer says so
             table.book.read_warnings(end.bad)
             return buckets, used, filtered, skips, specs, end.records + 1
         if theirs[0] != "ok":
-            raise Restart()
+            raise _restart("worker: %s" % theirs[1])
         part = theirs[1]
         stopped_at = merge(table, where, mine, part, end.records)
         table.book.read_warnings(end.bad + part["bad"])
         return buckets, used + part["used"], filtered + part["filtered"], skips, specs, stopped_at
     finally:
         worker.close()
+
+
+def _debug(note):
+    if os.environ.get("XLA_DEBUG") == "1":
+        import sys
+        sys.stderr.write("split_pass: %s\n" % note)
+
+
+def _restart(reason):
+    _debug("restart in one process: " + reason)
+    return Restart(reason)
 
 
 def merge(table, where, mine, part, shift):

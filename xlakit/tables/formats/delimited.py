@@ -345,6 +345,11 @@ def _bounded(lines, delimiter, end=None):
         if len(line) > MAX_FIELDS:
             if len(line) > MAX_LINE:
                 raise _OverCap(_too_long)
+        elif not line:
+            # "" is no line: readline's end of file (after a block that ended at the end), which
+            # csv.reader would count as one more blank record; a part read to its end would then
+            # number the next part's rows one too high
+            continue
             if line.count(delimiter) >= MAX_FIELDS:
                 raise _OverCap(_too_wide)
         yield line
