@@ -258,6 +258,7 @@ class Table(object):
         total = None
         seen = self.rows_seen
         summaries = {}                    # text -> "is a summary label" (平均, 最高…)
+        quiet = set()                     # first-three-cell values proven to decide nothing (see below)
         held, after_total = [], False
         for rownum, values in rows:
             seen += 1
@@ -285,6 +286,19 @@ class Table(object):
                             values[c] = value
                     if not active and ptr >= len(pending):
                         pending = []
+            # A row whose first three cells are all "quiet" values is plain data: each is a text
+            # that is neither a totals nor a summary label, or a non-empty non-text (which both
+            # rules pass over), so no 合计 rule, no summary rule and no footnote rule (it has
+            # three filled cells) can apply: the checks below would all say "data". Three set
+            # lookups instead of two loops over the first cells for most rows of a ledger.
+            if len(values) > 2 and values[0] in quiet and values[1] in quiet and values[2] in quiet:
+                after_total = False
+                if held:
+                    for item in held:
+                        yield item
+                    held = []
+                yield rownum, values
+                continue
             # The totals rule (TotalsDetector) with its memo consulted here first: a ledger row's
             # first cells are texts already seen, and the call per row was a good part of the
             # cost of this loop. Unknown texts and rows starting with three empty cells go
@@ -340,6 +354,19 @@ class Table(object):
                     for item in held:                    # a summary-looking row amid data: data
                         yield item
                     held = []
+                if len(quiet) < 50000:
+                    for value in values[:3]:
+                        if value is None:
+                            continue
+                        if value.__class__ is str:
+                            if labels.get(value) is not False:
+                                continue
+                            summary = summaries.get(value)
+                            if summary is None:
+                                summary = summaries[value] = is_summary_label(value)
+                            if summary:
+                                continue
+                        quiet.add(value)
             yield rownum, values
         # where the footer rule stood when the rows ran out: a pass over the first part of a file
         # (split_pass) is exact only when neither a 合计 nor held summary rows were pending here

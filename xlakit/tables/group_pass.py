@@ -7,6 +7,7 @@ parameters and sends its groups back to be merged; both processes must parse the
 add the rows exactly alike, so the code exists once, here.
 """
 import datetime
+from operator import itemgetter
 
 from ..errors import ToolError
 from .aggregate import BUCKET_NAMES, Bucketer, RowCount, SkipLog, check_bucket, check_func, make_metric
@@ -134,6 +135,8 @@ def aggregate(table, groups, metrics, where, include_totals, deadline=None):
     idxs = [idx for idx, _b in specs]
     bucketers = [b for _i, b in specs if b is not None]
     memo_ok = _MEMO_CLASSES
+    top = max(idxs) if idxs else -1
+    pick = itemgetter(*idxs) if len(idxs) >= 2 else None    # the group cells of a full row in one C call
     used = filtered = 0
     stopped_at = None
     for rownum, values in table.data_rows(include_totals=include_totals):
@@ -146,7 +149,10 @@ def aggregate(table, groups, metrics, where, include_totals, deadline=None):
             continue
         used += 1
         n = len(values)
-        raw = tuple([values[i] if i < n else None for i in idxs])
+        if pick is not None and n > top:
+            raw = pick(values)
+        else:
+            raw = tuple([values[i] if i < n else None for i in idxs])
         accs = memo.get(raw)
         if accs is None:
             bad = sum(b.bad for b in bucketers)
