@@ -211,3 +211,16 @@ def test_killed_tool_leaves_no_worker(home, tmp_path):
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert not left, "worker(s) outlived the killed tool"
+
+
+def test_deadline_on_two_processes_gives_a_labelled_partial_answer(run, tmp_path):
+    """When time runs out, the answer holds the rows before ``stopped_at`` as in one process (which
+    part ran out, ours or the worker's, depends on the machine: either way it is labelled)."""
+    path = write(tmp_path / "慢.csv", ledger_lines(60000))
+    full = ok(run("calc_table", dict(JOBS[0], path=path), extra_env={"XLA_CSV_WORKERS": "1"}))
+    part = ok(run("calc_table", dict(JOBS[0], path=path), extra_env={"XLA_CSV_WORKERS": "2", "XLA_DEADLINE": "0.01"}))
+    if part["complete"]:
+        assert part == full
+    else:
+        assert part["stopped_at"] > 1 and part["rows_used"] < full["rows_used"]
+        assert "complete=false" in part["warnings"][0]
