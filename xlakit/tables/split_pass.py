@@ -33,6 +33,7 @@ import itertools
 import os
 import pickle
 import threading
+import time
 
 from ..errors import Deadline
 from . import group_pass
@@ -117,7 +118,9 @@ def grouped(table, params, groups, metrics, where, include_totals, deadline):
             return mine
         if table.open_footer or end.records is None or end.records < seen:
             raise _restart("a totals/footer row pending at the cut" if table.open_footer else "header past the cut")
+        waited = time.monotonic()
         theirs = worker.result(deadline)
+        _debug("our part done, waited %.2f s for the worker's" % (time.monotonic() - waited))
         if theirs is None:                  # late: the rows after the cut are not counted, and the answer says so
             table.book.read_warnings(end.bad)
             return buckets, used, filtered, skips, specs, end.records + 1
