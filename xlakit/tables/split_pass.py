@@ -102,7 +102,11 @@ def grouped(table, params, groups, metrics, where, include_totals, deadline):
     job = {"path": table.book.path, "start": cut, "book": table.book.part_state(), "names": table.names,
            "params": {k: params.get(k) for k in ("group_by", "metrics", "where")},
            "include_totals": include_totals, "budget": budget}
-    worker = _Worker(job)
+    try:
+        worker = _Worker(job)
+    except (OSError, ValueError, ImportError, RuntimeError) as exc:   # no second process here: one pass
+        _debug("no worker: %s" % exc)
+        return group_pass.aggregate(table, groups, metrics, where, include_totals, deadline)
     try:
         end = PartEnd(check=True)
         seen = table.sample_end
