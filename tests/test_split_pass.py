@@ -30,7 +30,8 @@ JOBS = [
                  {"column": "备注", "func": "count"}, {"column": "门店", "func": "distinct_count"},
                  {"func": "count_rows"}]},
     {"group_by": ["区域"], "metrics": [{"column": "金额", "func": "sum"}, {"column": "日期", "func": "max"}],
-     "where": [{"column": "数量", "op": "gt", "value": 3}], "sort_by": "金额"},
+     "where": [{"column": "数量", "op": "gt", "value": 3}, {"column": "金额", "op": "gt", "value": 100}],
+     "sort_by": "金额"},
     {"group_by": ["门店"], "metrics": [{"column": "金额", "func": "sum"}], "include_totals": True},
 ]
 
@@ -90,6 +91,7 @@ def test_two_processes_same_answer(run, tmp_path, encoding):
         assert "restart" not in err, err
         assert json.dumps(one, ensure_ascii=False) == json.dumps(two, ensure_ascii=False), job
     assert one["totals_rows_excluded"] == 0     # include_totals
+    assert any("无法比较" in w for w in both(run, path, JOBS[2])[0]["warnings"])     # where's uncomparable cells
     first = both(run, path, JOBS[0])[0]
     assert first["totals_rows_excluded"] == 13 and first["skipped"]["金额"]["count"] > 50
 
