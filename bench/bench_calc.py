@@ -68,7 +68,7 @@ else:
 r = con.sql("SELECT 区域, 品类, sum(金额) FROM " + src + " GROUP BY 1, 2").fetchall()
 print(json.dumps({"rows": None, "groups": len(r), "total": round(sum(float(x[2]) for x in r), 2)}))
 '''
-DUCKDB_PYTHON = os.environ.get("XLA_BENCH_DUCKDB_PYTHON") or sys.executable
+DUCKDB_PYTHON = os.environ.get("XLA_BENCH_DUCKDB_PYTHON") or bench_child.PEER_PYTHON
 
 TOOLS = ["calc_table", "calc_table-1proc", "calc_table-openpyxl", "pandas-openpyxl", "pandas-calamine", "pandas-csv",
          "duckdb"]
@@ -82,16 +82,21 @@ def command(tool, path):
         return ([sys.executable, "-X", "utf8", "-u", "calc_table.py"], os.path.join(ROOT, "tools"),
                 json.dumps(args, ensure_ascii=False),
                 {"XLA_XLSX_READER": "openpyxl"} if tool.endswith("openpyxl") else
-                {"XLA_XLSX_WORKERS": "1"} if tool.endswith("1proc") else {})
+                {"XLA_XLSX_WORKERS": "1", "XLA_CSV_WORKERS": "1"} if tool.endswith("1proc") else {})
     if tool == "duckdb":
         return [DUCKDB_PYTHON, "-X", "utf8", "-c", DUCKDB, path], ROOT, "", {}
     engine = tool.split("-", 1)[1]
-    return [sys.executable, "-X", "utf8", "-c", PANDAS, path, engine], ROOT, "", {}
+    return [bench_child.PEER_PYTHON, "-X", "utf8", "-c", PANDAS, path, engine], ROOT, "", {}
 
 
-def measure(tool, path, home, timeout):
+def measure(tool, path, home, timeout, repeat=1):
+    """The median-wall run of ``repeat`` (each a fresh process tree)."""
+    return bench_child.repeated(lambda: _measure(tool, path, home, timeout), repeat)
+
+
+def _measure(tool, path, home, timeout):
     argv, cwd, stdin, extra = command(tool, path)
-    env = dict(bench_child.host_env(home), **extra)
+    env = dict(bench_child.host_env(home) if tool.startswith("calc_table") else bench_child.peer_env(home), **extra)
     t0 = time.time()
     res = bench_child.run_child(argv, cwd, stdin, env, timeout)
     if "error" in res:
@@ -119,15 +124,14 @@ def main(argv=None):
     ap.add_argument("--layouts", default="sst,csv", help="sst (Excel-style xlsx), inline (xlsx), csv")
     ap.add_argument("--tools", default="", help="only these (comma separated): " + ",".join(TOOLS))
     ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the median wall is shown (machine is shared)")
     args = ap.parse_args(argv)
     sizes = [10000, 100000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     wanted = [t for t in args.tools.split(",") if t] or TOOLS
     home = os.path.join(HERE, "data", "home")
     os.makedirs(home, exist_ok=True)
-    have_pandas = subprocess.call([sys.executable, "-c", "import pandas"], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL) == 0
-    have_calamine = subprocess.call([sys.executable, "-c", "import python_calamine"], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL) == 0
+    have_pandas = bench_child.peer_has("pandas")
+    have_calamine = bench_child.peer_has("python_calamine")
     have_duckdb = subprocess.call([DUCKDB_PYTHON, "-c", "import duckdb"], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) == 0
 
@@ -142,7 +146,8 @@ def main(argv=None):
             return True
         return n >= 1000000 and tool in SLOW and not args.all
     return bench_readers.run_matrix(sizes, [x for x in args.layouts.split(",") if x], wanted, skip,
-                                    lambda tool, path: measure(tool, path, home, args.timeout), _line, _table)
+                                    lambda tool, path: measure(tool, path, home, args.timeout, args.repeat), _line,
+                                    _table)
 
 
 def _fmt(layout):
@@ -154,8 +159,9 @@ def _line(row):
     fmt = _fmt(layout)
     if "error" in r:
         return "%9d %-12s %-20s ERROR %s" % (n, fmt, tool, r["error"])
-    return "%9d %-12s %-20s %7.2f s wall %7.2f s cpu %7.0f MiB %9.0f rows/s  (%d groups, total %.2f)" % (
-        n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, n / r["wall"], r["groups"], r["total"])
+    return "%9d %-12s %-20s wall %s s %7.2f s cpu %5.0f / %5.0f MiB  (%d groups, total %.2f)" % (
+        n, fmt, tool, bench_child.spread(r), r["cpu"], r["rss"] / 2.0 ** 20, r.get("tree_rss", 0) / 2.0 ** 20,
+        r["groups"], r["total"])
 
 
 def _table(results):
@@ -166,18 +172,19 @@ def _table(results):
     for n, layout, tool, r in results:
         if tool == ("pandas-csv" if layout == "csv" else "pandas-calamine") and "error" not in r:
             peer[(n, layout)] = r
-    lines = ["| rows | format | tool | wall s | cpu s | peak MiB (max / sum) | rows/s | grand total | wall ÷ peer | cpu ÷ peer |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| rows | format | tool | wall s: median (min-max, runs, load) | cpu s | peak MiB (max / sum) | grand total "
+             "| wall ÷ peer | cpu ÷ peer |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for n, layout, tool, r in results:
         fmt = _fmt(layout)
         if "error" in r:
-            lines.append("| %d | %s | %s | %s | | | | | | |" % (n, fmt, tool, r["error"]))
+            lines.append("| %d | %s | %s | %s | | | | | |" % (n, fmt, tool, r["error"]))
             continue
         c = peer.get((n, layout))
         ratio = ("%.2f" % (r["wall"] / c["wall"]), "%.2f" % (r["cpu"] / c["cpu"])) if c else ("", "")
-        lines.append("| %d | %s | %s | %.2f | %.2f | %.0f / %.0f | %.0f | %.2f | %s | %s |" % (
-            n, fmt, tool, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, r.get("tree_rss", 0) / 2.0 ** 20,
-            n / r["wall"], r["total"], ratio[0], ratio[1]))
+        lines.append("| %d | %s | %s | %s | %.2f | %.0f / %.0f | %.2f | %s | %s |" % (
+            n, fmt, tool, bench_child.spread(r), r["cpu"], r["rss"] / 2.0 ** 20, r.get("tree_rss", 0) / 2.0 ** 20,
+            r["total"], ratio[0], ratio[1]))
     return "\n".join(lines)
 
 

@@ -71,3 +71,58 @@ def run_child(argv, cwd, stdin, env, timeout):
     if proc.returncode != 0:
         return {"error": proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]}
     return json.loads(proc.stdout.decode("utf-8"))
+
+
+# Peers (pandas, python-calamine, DuckDB and its excel extension) come from the bench's own venv,
+# never from the tools' pydeps: ``python -m venv .benchvenv && .benchvenv/bin/pip install pandas
+# python-calamine openpyxl duckdb duckdb-extension-excel`` in the repository root, or point
+# XLA_BENCH_PEER_PYTHON at another interpreter that has them.
+_VENV = os.path.join(ROOT, ".benchvenv", "Scripts" if os.name == "nt" else "bin",
+                     "python.exe" if os.name == "nt" else "python")
+PEER_PYTHON = os.environ.get("XLA_BENCH_PEER_PYTHON") or (_VENV if os.path.exists(_VENV) else sys.executable)
+
+
+def peer_env(home):
+    """A peer's environment: PATH and HOME, no PYTHONPATH (the venv's own numpy, not pydeps')."""
+    return {"PATH": os.environ.get("PATH", ""), "HOME": home}
+
+
+def peer_has(modules):
+    """Whether the peer Python imports ``modules`` (comma separated)."""
+    return subprocess.call([PEER_PYTHON, "-c", "import " + modules], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=peer_env(os.environ.get("HOME", ""))) == 0
+
+
+def load():
+    """The 1-minute load average (the machine is shared: each number is printed beside it)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def repeated(measure_once, repeat):
+    """``measure_once()`` ``repeat`` times; the run with the median wall time, with ``walls``
+    (all of them, sorted) and ``loads`` (the load average before each run) added."""
+    runs = []
+    for _ in range(max(1, repeat)):
+        before = load()
+        r = measure_once()
+        r["load_before"] = before
+        runs.append(r)
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[-1]
+    ok.sort(key=lambda r: r["wall"])
+    mid = dict(ok[len(ok) // 2])
+    mid["walls"] = [r["wall"] for r in ok]
+    mid["loads"] = [r["load_before"] for r in runs]
+    return mid
+
+
+def spread(r):
+    """``1.41 (1.38-1.45, n=3, load 0.2-0.5)`` for a repeated result."""
+    walls, loads = r.get("walls") or [r["wall"]], r.get("loads") or [0.0]
+    return "%.2f (%.2f-%.2f, n=%d, load %.1f-%.1f)" % (r["wall"], walls[0], walls[-1], len(walls), min(loads),
+                                                      max(loads))
+

@@ -151,24 +151,32 @@ print(json.dumps({"wall": wall, "rss": ru.ru_maxrss * 1024, "ok": out.get("ok"),
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--kinds", default="xlsx,ods,xml", help="xlsx, ods, xml (SpreadsheetML 2003)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the median wall is shown with the load")
     args = ap.parse_args(argv)
+    import bench_child
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     have_calamine = br.available("calamine")
     have_pandas = br.available("pandas-calamine")
-    print("%-8s %-5s %-16s %8s %8s %10s %14s" % ("rows", "file", "reader", "wall s", "cpu s", "peak MB", "金额合计"))
+    print("%-8s %-5s %-16s %-40s %8s %10s %14s" % ("rows", "file", "reader", "wall s: median (min-max, runs, load)",
+                                                   "cpu s", "peak MB", "金额合计"))
     for n in sizes:
-        for kind in ("xlsx", "ods", "xml"):
+        for kind in [k for k in args.kinds.split(",") if k]:
             path = data_file(n, kind)
             names = ["ours"]
             if kind in ("ods", "xlsx"):
                 names += (["calamine"] if have_calamine else []) + (["pandas-calamine"] if have_pandas else [])
+            walls = {}
             for name in names:
-                r = br.measure(name, path, 300)
+                r = bench_child.repeated(lambda: br.measure(name, path, 300), args.repeat)
                 if "error" in r:
                     print("%-8d %-5s %-16s %s" % (n, kind, name, r["error"]), flush=True)
                     continue
-                print("%-8d %-5s %-16s %8.2f %8.2f %10.0f %14.2f" % (n, kind, name, r["wall"], r["cpu"],
+                walls[name] = r["wall"]
+                print("%-8d %-5s %-16s %-40s %8.2f %10.0f %14.2f" % (n, kind, name, bench_child.spread(r), r["cpu"],
                                                                      r["rss"] / 1e6, r["total"]), flush=True)
+            if "ours" in walls and "calamine" in walls:
+                print("%-8d %-5s ours ÷ calamine: %.2f" % (n, kind, walls["ours"] / walls["calamine"]), flush=True)
             r = tool_run(path)
             if r.get("error") or not r.get("ok"):
                 print("%-8d %-5s %-16s %s" % (n, kind, "calc_table", r.get("error")), flush=True)

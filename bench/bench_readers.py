@@ -295,15 +295,34 @@ def available(name):
     code = "import %s" % mod
     if name.startswith("pandas"):
         code += "; import pandas"
-    return subprocess.call([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL) == 0
+    return subprocess.call([_python(name), "-c", code], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=_env(name)) == 0
+
+
+PEERS = {"calamine", "pandas-calamine", "pandas-openpyxl", "pandas-csv", "openpyxl"}
+
+
+def _python(name):
+    """Peers run on the bench's own venv (``bench_child.PEER_PYTHON``), our readers on this Python."""
+    if name in PEERS:
+        import bench_child
+        return bench_child.PEER_PYTHON
+    return sys.executable
+
+
+def _env(name):
+    env = dict(os.environ)
+    if name in PEERS:
+        env.pop("PYTHONPATH", None)            # the venv's own numpy and pandas, not the tools' pydeps
+        return env
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "tools", "pydeps")] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
 
 
 def measure(name, path, timeout):
     code = (CHILD_PRELUDE % {"root": ROOT, "path": path}) + READERS[name] + CHILD_EPILOGUE
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "tools", "pydeps")] +
-                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env = _env(name)
     if name == "ours-openpyxl":
         env["XLA_XLSX_READER"] = "openpyxl"
     else:
@@ -314,7 +333,7 @@ def measure(name, path, timeout):
         env.pop("XLA_XLSX_WORKERS", None)
     t0 = time.time()
     try:
-        proc = subprocess.run([sys.executable, "-X", "utf8", "-c", code], stdout=subprocess.PIPE,
+        proc = subprocess.run([_python(name), "-X", "utf8", "-c", code], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"error": "timeout > %ds" % timeout}

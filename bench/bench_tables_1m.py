@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -114,7 +113,7 @@ def tool_args(job, path, other, out):
 
 
 def pandas_argv(job, path, engine, other, out):
-    py = [sys.executable, "-X", "utf8", "-c"]
+    py = [bench_child.PEER_PYTHON, "-X", "utf8", "-c"]
     if job == "pivot":
         return py + [bench_pivot_table.PANDAS, path, engine, out]
     if job == "filter":
@@ -153,9 +152,10 @@ def measure(job, runner, path, other, home, timeout):
     elif runner == "pandas":
         argv, cwd, stdin = pandas_argv(job, path, "csv" if path.endswith(".csv") else "calamine", other, out), ROOT, ""
     else:                                   # csv out: DuckDB's xlsx writer is in the extension too
-        argv, cwd, stdin = [sys.executable, "-X", "utf8", "-c", DUCKDB, job, path,
+        argv, cwd, stdin = [bench_child.PEER_PYTHON, "-X", "utf8", "-c", DUCKDB, job, path,
                             bench_lookup_dedupe.prices_file(), os.path.join(folder, "result.csv")], ROOT, ""
-    res = bench_child.run_child(argv, cwd, stdin, bench_child.host_env(home), timeout)
+    env = bench_child.host_env(home) if runner == "ours" else bench_child.peer_env(home)
+    res = bench_child.run_child(argv, cwd, stdin, env, timeout)
     if "error" in res:
         return res
     shutil.rmtree(folder, ignore_errors=True)
@@ -172,17 +172,13 @@ def measure(job, runner, path, other, home, timeout):
     return res
 
 
-def best(runs):
-    """The run with the least cpu (the machine is shared: the minimum is the least disturbed)."""
-    ok = [r for r in runs if "error" not in r]
-    return min(ok, key=lambda r: r["cpu"]) if ok else runs[-1]
 
 
 def _row(n, fmt, job, runner, r):
     if "error" in r:
         return "| %d | %s | %s | %s | ERROR %s | | | | | |" % (n, fmt, job, runner, r["error"])
-    return "| %d | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s |" % (
-        n, fmt, job, runner, r["wall"], r["cpu"], r["rss"] / 2.0 ** 20, r["tree_rss"] / 2.0 ** 20,
+    return "| %d | %s | %s | %s | %s | %.2f | %.0f | %.0f | %s | %s |" % (
+        n, fmt, job, runner, bench_child.spread(r), r["cpu"], r["rss"] / 2.0 ** 20, r["tree_rss"] / 2.0 ** 20,
         "yes" if r["complete"] else "**no**", r["what"])
 
 
@@ -192,22 +188,18 @@ def main(argv=None):
     ap.add_argument("--formats", default="xlsx,csv", help="xlsx (shared strings, as Excel saves) and/or csv")
     ap.add_argument("--jobs", default=",".join(JOBS))
     ap.add_argument("--runners", default="ours,pandas,duckdb")
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each; the least cpu is shown")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the median wall is shown, with the load")
     ap.add_argument("--all", action="store_true", help="also pandas writing 1M-row xlsx files (minutes)")
     ap.add_argument("--timeout", type=int, default=1800)
     args = ap.parse_args(argv)
     home = tempfile.mkdtemp(prefix="bench_t1m_home_")
     os.makedirs(os.path.join(home, ".xla", "workspace"))
     runners = [r for r in args.runners.split(",") if r]
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tools", "pydeps"))
-
-    def importable(mods):
-        return subprocess.call([sys.executable, "-c", "import " + mods], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL) == 0
-    have = {"ours": True, "pandas": importable("pandas, openpyxl, python_calamine"), "duckdb": importable("duckdb")}
+    have = {"ours": True, "pandas": bench_child.peer_has("pandas, openpyxl, python_calamine"),
+            "duckdb": bench_child.peer_has("duckdb")}
     print("python %s, %d cpus, load %s" % (sys.version.split()[0], os.cpu_count() or 0,
                                            " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
-    table = ["| rows | format | job | runner | wall s | cpu s | peak MiB (largest process) | peak MiB (tree) "
+    table = ["| rows | format | job | runner | wall s: median (min-max, runs, load) | cpu s | peak MiB (largest process) | peak MiB (tree) "
              "| complete | result |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
     for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
         csv_path = bench_readers.data_file(n, "csv")
@@ -220,8 +212,8 @@ def main(argv=None):
                     if runner == "pandas" and fmt == "xlsx" and n >= 1000000 and job in SLOW_PANDAS_XLSX \
                             and not args.all:
                         continue
-                    r = best([measure(job, runner, path, csv_path, home, args.timeout)
-                              for _ in range(max(1, args.repeat))])
+                    r = bench_child.repeated(lambda: measure(job, runner, path, csv_path, home, args.timeout),
+                                             args.repeat)
                     line = _row(n, fmt, job, runner if runner != "ours" else TOOL_OF[job], r)
                     print(line, flush=True)
                     table.append(line)

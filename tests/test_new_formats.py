@@ -579,3 +579,24 @@ def test_tool_errors_on_bad_new_formats(run, tmp_path):
     cut = tmp_path / "半截.xls"
     cut.write_text(one_sheet('<Row><Cell><Data ss:Type="String">a</Data></Cell></Row>' * 20)[:300], encoding="utf-8")
     assert "不完整" in fail(run("probe_table", {"path": str(cut)}))
+
+
+def test_ods_first_visible_sheet_without_scanning_the_rest(tmp_path):
+    """The first visible sheet is known from the first table tag (the table styles come before the
+    body), so reading it never scans the rest of content.xml; asking for every sheet, or for the
+    first visible one when the first is hidden, scans it all, also after close()."""
+    from xlakit.tables.formats import ods
+    hidden = ('<style:style style:name="ta2" style:family="table">'
+              '<style:table-properties table:display="false"/></style:style>')
+    body = table("一", [row([cell("甲")])]) + table("二", [row([cell("乙")])], "ta2") + table("一", [row([cell("丙")])])
+    path = make_ods(tmp_path / "s.ods", body, styles=hidden)
+    book = ods.OdsBook(str(path))
+    assert book.sheet().name == "一" and not book._scanned
+    assert [list(v) for _n, v in book.rows()] == [["甲"]] and not book._scanned
+    book.close()
+    assert [(s.name, s.hidden) for s in book.sheets] == [("一", False), ("二", True), ("一 (2)", False)]
+    first_hidden = make_ods(tmp_path / "h.ods", table("藏", [row([cell("x")])], "ta2") + table("显", [row([cell("y")])]),
+                            styles=hidden)
+    book = ods.OdsBook(str(first_hidden))
+    assert book.sheet().name == "显" and book._scanned
+    book.close()

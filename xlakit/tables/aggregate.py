@@ -80,6 +80,17 @@ class Bucketer(object):
             return None
         return label
 
+    def merge(self, other, shift=0):
+        """Add the bad cells ``other`` (the same bucket over later rows, numbered from ``shift``)
+        met, as if this bucketer had read those rows itself (``split_pass``)."""
+        self.bad += other.bad
+        self.bad_examples = (self.bad_examples + shifted_examples(other.bad_examples, shift))[:3]
+
+
+def shifted_examples(examples, shift):
+    """Copies of ``{"row", "value"}`` examples with ``shift`` added to their row numbers."""
+    return [dict(e, row=e["row"] + shift) for e in examples]
+
 
 # =============================================================================================
 # Aggregation
@@ -122,6 +133,12 @@ class SkipLog(object):
         self.count += 1
         if len(self.examples) < 3:
             self.examples.append({"row": row_number, "value": shorten(display_text(value), 60)[0]})
+
+    def merge(self, other, shift=0):
+        """Fold in the log of the same metric over later rows (numbered from ``shift``)."""
+        self.count += other.count
+        self.examples = (self.examples + shifted_examples(other.examples, shift))[:3]
+        self.numeric = self.numeric or other.numeric
 
 
 def exact_cents(value):
@@ -203,6 +220,12 @@ class SumAgg(object):
     def result(self):
         return decimal_out(self.total)
 
+    def merge(self, other, shift=0):
+        """Add the sum of the same group over later rows: exact (Decimal and whole cents)."""
+        self._total += other._total
+        self.cents += other.cents
+        self.n += other.n
+
 
 AVG_MIN_PLACES = 2      # an average is shown like money at least: 1234.57, not 1234.5666666667
 AVG_MAX_PLACES = 6
@@ -249,6 +272,10 @@ class AvgAgg(SumAgg):
         SumAgg.add(self, value, row_number)
         if self.n != n and value.__class__ is not int and self.places < AVG_MAX_PLACES:
             self.places = max(self.places, min(_places(value), AVG_MAX_PLACES))
+
+    def merge(self, other, shift=0):
+        SumAgg.merge(self, other, shift)
+        self.places = max(self.places, other.places)
 
     def exact(self):
         if not self.n:
@@ -297,6 +324,15 @@ class ExtremeAgg(object):
         if len(self.date_rows) < 3:
             self.date_rows.append((row_number, value))
 
+    def merge(self, other, shift=0):
+        """The later rows' extreme wins only when strictly beyond ours, as in ``add``."""
+        if other.best is not None and (self.best is None or (other.best - self.best) * self.sign > 0):
+            self.best = other.best
+        if other.date_key is not None and (self.date_key is None or (
+                (other.date_key > self.date_key) - (other.date_key < self.date_key)) * self.sign > 0):
+            self.date_key, self.best_date = other.date_key, other.best_date
+        self.date_rows = (self.date_rows + [(r + shift, v) for r, v in other.date_rows])[:3]
+
     def result(self):
         if self.best is not None:
             return decimal_out(self.best)
@@ -341,6 +377,10 @@ class CountAgg(object):
             return
         self.filled += 1                     # dates, times
 
+    def merge(self, other, shift=0):
+        self.n += other.n
+        self.filled += other.filled
+
     def result(self):
         return self.n if self.skip.numeric else self.filled
 
@@ -354,6 +394,9 @@ class RowCount(object):
 
     def add(self, value, row_number):
         self.n += 1
+
+    def merge(self, other, shift=0):
+        self.n += other.n
 
     def result(self):
         return self.n
@@ -380,6 +423,9 @@ class DistinctAgg(object):
         key = key_value(value)
         if key is not None:
             self.seen.add(key)
+
+    def merge(self, other, shift=0):
+        self.seen |= other.seen
 
     def result(self):
         return len(self.seen)

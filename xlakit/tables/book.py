@@ -127,6 +127,7 @@ class Table(object):
                 sample.append((rownum, values))
                 if len(sample) >= scan_rows:
                     break
+        self.sample_end = sample[-1][0] if sample else 0     # the last row read so far (split_pass)
         if header_row == 0:
             width = max([len(v) for _, v in sample] or [0])
             header = HeaderInfo((), _unique_names([], width), "按参数 header_row=0：没有表头，第一行就是数据", [], width)
@@ -152,10 +153,29 @@ class Table(object):
         self.summary_rows = []      # the footer's 平均/最高/占比 rows (also in totals_rows)
         self.note_rows = []
         self.rows_seen = 0
+        self.open_footer = False
         self._by_name = {c.name: c for c in self.columns}
         self._by_norm = {}
         for c in self.columns:
             self._by_norm.setdefault(_norm_name(c.name), c)
+
+    @classmethod
+    def detached(cls, book, names, rows):
+        """A table over ``rows`` (a part of a file) with the columns ``names`` already known from
+        the whole file's header (``split_pass``'s worker): no header detection, no merges."""
+        self = cls.__new__(cls)
+        self.book, self.sheet_name, self.sheet_hidden = book, book.sheet().name, False
+        self._rows, self._buffer, self.merges, self.merged_data = rows, [], [], []
+        self.header, self.header_rows, self.header_row, self.header_reason, self.combined = None, (), None, "", False
+        self.columns = [Column(i, col_letter(i), name) for i, name in enumerate(names)]
+        self.data_start, self.sample_end = 1, 0
+        self.totals_rows, self.totals_count, self.summary_rows, self.note_rows = [], 0, [], []
+        self.rows_seen, self.open_footer = 0, False
+        self._by_name = {c.name: c for c in self.columns}
+        self._by_norm = {}
+        for c in self.columns:
+            self._by_norm.setdefault(_norm_name(c.name), c)
+        return self
 
     @property
     def warnings(self):
@@ -238,6 +258,7 @@ class Table(object):
         total = None
         seen = self.rows_seen
         summaries = {}                    # text -> "is a summary label" (平均, 最高…)
+        quiet = set()                     # first-three-cell values proven to decide nothing (see below)
         held, after_total = [], False
         for rownum, values in rows:
             seen += 1
@@ -265,6 +286,19 @@ class Table(object):
                             values[c] = value
                     if not active and ptr >= len(pending):
                         pending = []
+            # A row whose first three cells are all "quiet" values is plain data: each is a text
+            # that is neither a totals nor a summary label, or a non-empty non-text (which both
+            # rules pass over), so no 合计 rule, no summary rule and no footnote rule (it has
+            # three filled cells) can apply: the checks below would all say "data". Three set
+            # lookups instead of two loops over the first cells for most rows of a ledger.
+            if len(values) > 2 and values[0] in quiet and values[1] in quiet and values[2] in quiet:
+                after_total = False
+                if held:
+                    for item in held:
+                        yield item
+                    held = []
+                yield rownum, values
+                continue
             # The totals rule (TotalsDetector) with its memo consulted here first: a ledger row's
             # first cells are texts already seen, and the call per row was a good part of the
             # cost of this loop. Unknown texts and rows starting with three empty cells go
@@ -320,7 +354,23 @@ class Table(object):
                     for item in held:                    # a summary-looking row amid data: data
                         yield item
                     held = []
+                if len(quiet) < 50000:
+                    for value in values[:3]:
+                        if value is None:
+                            continue
+                        if value.__class__ is str:
+                            if labels.get(value) is not False:
+                                continue
+                            summary = summaries.get(value)
+                            if summary is None:
+                                summary = summaries[value] = is_summary_label(value)
+                            if summary:
+                                continue
+                        quiet.add(value)
             yield rownum, values
+        # where the footer rule stood when the rows ran out: a pass over the first part of a file
+        # (split_pass) is exact only when neither a 合计 nor held summary rows were pending here
+        self.open_footer = bool(held) or after_total
         if held:
             for item in self._footer(held):             # summary rows ending the table: footer
                 if include_totals:

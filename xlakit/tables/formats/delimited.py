@@ -142,6 +142,24 @@ class DelimitedBook(BaseBook):
     def rows(self, name=None, max_rows=None):
         return self._rows(max_rows)
 
+    def byte_rows(self, start, stop, end):
+        """``(record number, values)`` of the records in bytes ``[start, stop)`` of the file, numbered
+        from 1 at ``start``, for a read in two parts (``tables.split_pass``). ``start`` and ``stop``
+        fall right after a ``\n`` byte (or at the file's ends), which in UTF-8 and GB18030 is always
+        between characters. ``end`` (a :class:`PartEnd`) receives the part's record count and
+        undecodable bytes, and when ``end.check`` is set the part must end between records: one
+        ending inside a quoted field raises :class:`SplitInsideQuotes` before its broken last record
+        is given out. Warnings are left to the caller (``read_warnings``)."""
+        bad_before = _flag.count
+        raw = _Window(self.path, start, stop)
+        fh = io.TextIOWrapper(io.BufferedReader(raw, 1 << 16), encoding=self.encoding, errors="xla_count_replace",
+                              newline="")
+        try:
+            yield from _records(_NulFree(fh) if self._nuls else fh, self.delimiter, end)
+        finally:
+            fh.close()
+            end.bad = _flag.count - bad_before
+
     def _rows(self, max_rows):
         bad_before = _flag.count
         errors = "xla_count_replace"
@@ -156,12 +174,76 @@ class DelimitedBook(BaseBook):
                     done += 1
                     if done >= max_rows:
                         break
+        self.read_warnings(_flag.count - bad_before)
+
+    def part_state(self):
+        """What ``part_book`` needs to read this file again in another process, decided alike."""
+        return {"encoding": self.encoding, "delimiter": self.delimiter, "nuls": self._nuls}
+
+    def read_warnings(self, bad):
+        """The notes a full read leaves: NULs dropped, ``bad`` undecodable bytes shown as U+FFFD
+        (a read in two parts adds its parts' counts and calls this once)."""
         if self._nuls:
             self.warn("文件里夹有空字节（NUL，多是导出程序出错留下的），读取时已忽略；文字按 %s 读取" % self.encoding_label)
-        bad = _flag.count - bad_before
         if bad:
             self.warn("文件里有 %d 处字节不是 %s 编码，已显示为 �；如有乱码，请把文件另存为 UTF-8 再试" % (
                 bad, self.encoding_label))
+
+
+def part_book(path, state):
+    """A ``DelimitedBook`` for ``path`` with the encoding, delimiter and NUL rule of ``state``
+    (``DelimitedBook.part_state`` of the process that sniffed the file), without sniffing again."""
+    book = DelimitedBook.__new__(DelimitedBook)
+    BaseBook.__init__(book, path)
+    book.encoding, book.delimiter, book._nuls = state["encoding"], state["delimiter"], state["nuls"]
+    book.sheets = [SheetInfo("Sheet1", False, 0)]
+    book.encoding_label = xtext.label(book.encoding)
+    return book
+
+
+class PartEnd(object):
+    """What a part of a file read with ``byte_rows`` ended with (see there)."""
+
+    def __init__(self, check=False):
+        self.check = check
+        self.records = None          # records in the part (blank lines included), once read to its end
+        self.bad = 0
+        self.fed = False
+
+
+class SplitInsideQuotes(Exception):
+    """A part of a csv (``byte_rows``) ended inside a quoted field: the split point was not a
+    record boundary, so the file must be read in one piece."""
+
+
+SENTINEL = "\ue000xla-part-end\ue000"     # a line no real record ends with (private-use characters)
+
+
+class _Window(io.RawIOBase):
+    """Bytes ``[start, stop)`` of a file as a raw stream (it ends at ``stop``)."""
+
+    def __init__(self, path, start, stop):
+        io.RawIOBase.__init__(self)
+        self._fh = open(path, "rb")
+        self._fh.seek(start)
+        self._left = stop - start
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        n = min(len(buf), self._left)
+        if n <= 0:
+            return 0
+        got = self._fh.readinto(memoryview(buf)[:n])
+        self._left -= got
+        return got
+
+    def close(self):
+        try:
+            self._fh.close()
+        finally:
+            io.RawIOBase.close(self)
 
 
 class _NulFree(object):
@@ -192,9 +274,10 @@ class _NulFree(object):
             yield line.replace("\x00", "")
 
 
-def _records(fh, delimiter):
+def _records(fh, delimiter, end=None):
     """``(record number, values)`` of the non-empty records of an open text file (``newline=""``):
-    quote-free blocks by ``str.split``, the rest by ``csv.reader`` (see the module docstring)."""
+    quote-free blocks by ``str.split``, the rest by ``csv.reader`` (see the module docstring).
+    ``end``: a ``PartEnd`` told the record count (and checked for a clean end, ``byte_rows``)."""
     number = 0
     tail = ""
     while True:
@@ -211,6 +294,8 @@ def _records(fh, delimiter):
         else:
             body, tail = text, ""
             if not body:
+                if end is not None:
+                    end.records = number
                 return
         newline = "\n"
         if "\r" in body and body.count("\r") == body.count("\r\n") == body.count("\n"):
@@ -220,7 +305,7 @@ def _records(fh, delimiter):
             # decided at a line's end), so the cut-off tail is completed with the next line
             rest = itertools.chain(io.StringIO(body, newline=""), [tail + fh.readline(MAX_LINE + 1)],
                                    iter(lambda: fh.readline(MAX_LINE + 1), ""))
-            yield from _csv_records(_bounded(rest, delimiter), delimiter, number)
+            yield from _csv_records(_bounded(rest, delimiter, end), delimiter, number, end)
             return
         lines = body.split(newline)
         if block:
@@ -242,6 +327,8 @@ def _records(fh, delimiter):
                     rec = [v or None for v in rec]
             yield number, rec
         if not block:
+            if end is not None:
+                end.records = number
             return
 
 
@@ -249,16 +336,26 @@ class _OverCap(Exception):
     """A line past a cap, met while feeding the csv module (the record number is known above)."""
 
 
-def _bounded(lines, delimiter):
+def _bounded(lines, delimiter, end=None):
     """The lines for ``csv.reader``, each checked against the caps before the csv module sees it
-    (the file's own lines come from ``readline(MAX_LINE + 1)``, so none is read unbounded)."""
+    (the file's own lines come from ``readline(MAX_LINE + 1)``, so none is read unbounded). For a
+    part whose end is checked, a sentinel line follows the last: it reads as a record of its own
+    only when the part ended between records (``csv.reader`` reads no line ahead)."""
     for line in lines:
         if len(line) > MAX_FIELDS:
             if len(line) > MAX_LINE:
                 raise _OverCap(_too_long)
+        elif not line:
+            # "" is no line: readline's end of file (after a block that ended at the end), which
+            # csv.reader would count as one more blank record; a part read to its end would then
+            # number the next part's rows one too high
+            continue
             if line.count(delimiter) >= MAX_FIELDS:
                 raise _OverCap(_too_wide)
         yield line
+    if end is not None and end.check:
+        end.fed = True
+        yield SENTINEL + "\n"
 
 
 def _too_long(number):
@@ -272,10 +369,14 @@ def _too_wide(number):
             "请用 Excel/WPS 打开后另存为 csv 再试" % (number, MAX_FIELDS))
 
 
-def _csv_records(lines, delimiter, number):
+def _csv_records(lines, delimiter, number, end=None):
     reader = csv.reader(lines, delimiter=delimiter)
     try:
         for rec in reader:
+            if end is not None and end.fed:
+                if rec != [SENTINEL]:          # the part ended inside a quoted field
+                    raise SplitInsideQuotes()
+                break
             number += 1
             if len(rec) > MAX_FIELDS:
                 raise FormatError(_too_wide(number))
@@ -292,6 +393,8 @@ def _csv_records(lines, delimiter, number):
                                   number + 1, "{:,}".format(MAX_LINE)))
         raise FormatError("第 %d 行附近的文本格式无法解析（%s）。请用 Excel/WPS 打开后另存为 csv 再试" % (
             number + 1, what_broke(exc)))
+    if end is not None:
+        end.records = number
 
 
 def _cell(text):
