@@ -159,6 +159,10 @@ class XlsBook(BaseBook):
                     sh = self._load(info.index)
                 except AssertionError:
                     sh = self._without_rich_strings(info.index)
+                except Exception as exc:  # noqa: BLE001 - xlrd's XLRDError; anything else is raised again
+                    if "expected bof" not in str(exc).lower():
+                        raise
+                    sh = self._with_sheet_offsets_fixed(info.index, exc)
                 self._report_repairs()
             except Exception as exc:  # noqa: BLE001
                 if _encrypted(exc):
@@ -192,6 +196,23 @@ class XlsBook(BaseBook):
         sheet = self._load(index)
         self.warn("这个 xls 里有 %d 个带注音/格式的文字单元格（远东版 Excel 95 写的），已按普通文字读出，"
                   "文字不受影响" % count)
+        return sheet
+
+    def _with_sheet_offsets_fixed(self, index, exc):
+        """Reload with the sheets' recorded positions moved onto their BOF records
+        (``repair.sheet_offsets_fixed``): a writer that records a sheet's position just past its
+        BOF made xlrd refuse the sheet that Excel, LibreOffice and calamine read. ``exc`` is
+        raised again when there is nothing to move."""
+        data = repair.workbook_stream(self.path) if "filename" in self._source else self._source["file_contents"]
+        fixed, count = repair.sheet_offsets_fixed(data) if data is not None else (None, 0)
+        if not count:
+            raise exc
+        self._source = {"file_contents": fixed}
+        self._book.release_resources()
+        self._book = self._open()
+        self._loaded = {}
+        sheet = self._load(index)
+        self.warn("这个 xls 文件记录的工作表位置有偏差（%d 个工作表），已按实际位置读出；请核对结果" % count)
         return sheet
 
     def _date_kind(self, sh, r, c, value):
