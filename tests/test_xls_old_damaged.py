@@ -176,10 +176,13 @@ def test_sheet_position_recorded_past_its_bof(run, tmp_path, kind):
     assert "3.5" in str(calc)
 
 
-def test_biff5_rich_string_with_phonetic_data(run, tmp_path):
+@pytest.mark.parametrize("tail", ["phonetic", "short_runs"])
+def test_biff5_rich_string_with_phonetic_data(run, tmp_path, tail):
     """Issue 35: a Far-East Excel 95 (BIFF5) file whose rich-string cell (RSTRING) carries
     phonetic data after its formatting runs: xlrd asserts against it and the sheet was refused.
-    The text is read (as a plain label), with a note."""
+    The text is read (as a plain label), with a note. ``short_runs``: the run count says more
+    runs than the record holds (SheetJS's biff5/phonetic_text.xls, read by calamine), where xlrd
+    fails to unpack instead of asserting."""
     import biff5
     stream = biff5.book_stream([["名称", "金额"], ["甲", 1.5]], "gbk", 936)
     records, pos = [], 0
@@ -189,6 +192,8 @@ def test_biff5_rich_string_with_phonetic_data(run, tmp_path):
         pos += 4 + size
     raw = "乙".encode("gbk")
     body = struct.pack("<HHHH", 2, 0, 0, len(raw)) + raw + struct.pack("<BBB", 1, 0, 0) + b"\x01\x00\x05\x00abc"
+    if tail == "short_runs":
+        body = struct.pack("<HHHH", 2, 0, 0, len(raw)) + raw + struct.pack("<BBB", 4, 0, 0) + b"\x01"
     rstring = struct.pack("<HH", 0x00D6, len(body)) + body
     path = tmp_path / "远东95.xls"
     path.write_bytes(biff5.compound_file(b"".join(records[:-1]) + rstring + records[-1]))
