@@ -84,3 +84,43 @@ def make(path, rows, codec, codepage, sheet="Sheet1"):
     with open(str(path), "wb") as fh:
         fh.write(compound_file(book_stream(rows, codec, codepage, sheet)))
     return str(path)
+
+
+def mini_stream_with_wrong_count(stream, name="Workbook"):
+    """A compound file the way ExcelLibrary_newdoc.xls (ExcelDataReader's test data, MIT) has it:
+    the short stream in the mini stream, as the specification says, but the header's count of
+    mini-FAT sectors is the number of 64-byte mini sectors (17 for a 1 KB stream, where the chain
+    has one sector). xlrd asserts on the count; olefile, Excel, LibreOffice and calamine follow
+    the chain. Sectors: 0 FAT, 1 directory, 2 mini FAT, 3.. the mini stream container."""
+    assert len(stream) < 4096
+    minis = (len(stream) + 63) // 64
+    container = stream.ljust(minis * 64, b"\0")
+    sectors = (len(container) + 511) // 512
+    fat = [FATSECT, END, END] + [3 + i + 1 if i + 1 < sectors else END for i in range(sectors)]
+    fat_sector = struct.pack("<128I", *(fat + [FREE] * (128 - len(fat))))
+    minifat = [i + 1 if i + 1 < minis else END for i in range(minis)]
+    minifat_sector = struct.pack("<128I", *(minifat + [FREE] * (128 - len(minifat))))
+    directory = (_dir_entry("Root Entry", 5, child=1, start=3, size=len(container))
+                 + _dir_entry(name, 2, start=0, size=len(stream)) + _dir_entry("", 0) + _dir_entry("", 0))
+    header = (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 16 + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+              + b"\0" * 6 + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, 2, minis, END, 0)
+              + struct.pack("<109I", *([0] + [FREE] * 108)))
+    return header + fat_sector + directory + minifat_sector + container.ljust(sectors * 512, b"\0")
+
+
+def sheet_position_past_bof(stream):
+    """The stream with every BOUNDSHEET position moved past its sheet's BOF record, as in
+    ExcelDataReader's Test_git_issue624.xls (MIT): the records after it line up, the BOF is
+    skipped."""
+    out = bytearray(stream)
+    pos = 0
+    while pos + 4 <= len(out):
+        rid, size = struct.unpack_from("<HH", out, pos)
+        if rid == 0x000A:
+            break
+        if rid == 0x0085:
+            at = struct.unpack_from("<I", out, pos + 4)[0]
+            bof_size = struct.unpack_from("<H", out, at + 2)[0]
+            struct.pack_into("<I", out, pos + 4, at + 4 + bof_size)
+        pos += 4 + size
+    return bytes(out)

@@ -46,6 +46,21 @@ def check_output_schema(result):
     return result
 
 
+# test_package.py reruns the tool suites on the installed wheel: the tools then come from the
+# package folder, started by the venv's interpreter, as a user of ``pip install xla-tools`` has them.
+PACKAGE_ROOT = os.environ.get("XLA_TEST_PACKAGE_ROOT") or None
+PACKAGE_PYTHON = os.environ.get("XLA_TEST_PACKAGE_PYTHON") or None
+
+
+def _package_home(home):
+    """An installed package keeps its libraries in ~/.xla/pydeps: the checkout's, linked (the
+    rerun must not download them again for every test's fresh HOME)."""
+    deps = os.path.join(str(home), ".xla", "pydeps")
+    if not os.path.lexists(deps):
+        os.makedirs(os.path.dirname(deps), exist_ok=True)
+        os.symlink(os.path.realpath(os.path.join(ROOT, "tools", "pydeps")), deps)
+
+
 @pytest.fixture
 def run(home):
     """``run("calc_table", {...})`` -> xla_host.RunResult, spawned as the assistant does; the
@@ -55,8 +70,12 @@ def run(home):
         reader = os.environ.get("XLA_XLSX_READER")
         if reader:   # test_reader_paths.py reruns the table tests on the openpyxl path
             kwargs["extra_env"] = dict({"XLA_XLSX_READER": reader}, **(kwargs.get("extra_env") or {}))
+        if PACKAGE_ROOT and kwargs.get("root") in (None, ROOT):
+            kwargs["root"] = PACKAGE_ROOT
+            kwargs.setdefault("python", PACKAGE_PYTHON)
+            _package_home(kwargs["home"])
         result = xla_host.run_tool(name, args, **kwargs)
-        return check_output_schema(result) if kwargs.get("root") in (None, ROOT) else result
+        return check_output_schema(result) if kwargs.get("root") in (None, ROOT, PACKAGE_ROOT) else result
     return _run
 
 

@@ -103,3 +103,51 @@ def test_workbook_with_an_embedded_word_document_is_a_workbook(run):
     assert sniff(xls).kind == "xls" and sniff(doc).kind == "doc"
     data = ok(run("read_spreadsheet", {"path": xls, "limit": 5}))
     assert data["format"] == "xls" and data["sheets"][0]["total_rows"] > 0
+
+
+def test_stream_written_xlsx_with_single_quoted_attributes(run, tmp_path):
+    """SheetJS's xlsx-stream-d-date-cell.xlsx (Apache-2.0), from its streaming writer: rows written
+    ``<row r='1'>`` (single quotes, legal XML) made the fast reader give up, and the openpyxl
+    fallback failed on its styles (cell formats without cell-style formats: "0 is out of range"),
+    so the book was refused while calamine read it. The chunks are rewritten in double quotes."""
+    import zipfile
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    parts = {
+        "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+        'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/'
+        'workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        'spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.'
+        'openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>',
+        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/relationships"><Relationship Id="rId1" Type="%s/officeDocument" Target="xl/workbook.xml"/>'
+        '</Relationships>' % rel,
+        "xl/workbook.xml": '<?xml version="1.0" encoding="UTF-8"?><workbook %s xmlns:r="%s"><sheets><sheet name="明细" '
+        'sheetId="1" r:id="rId1"/></sheets></workbook>' % (ns, rel),
+        "xl/_rels/workbook.xml.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+        'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="%s/worksheet" '
+        'Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="%s/styles" Target="styles.xml"/>'
+        '</Relationships>' % (rel, rel),
+        "xl/styles.xml": '<?xml version="1.0" encoding="UTF-8"?><styleSheet %s><numFmts count="1"><numFmt numFmtId="0" '
+        'formatCode="" /></numFmts><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts>'
+        '<fills count="1"><fill><patternFill patternType="none"/></fill></fills><borders count="1"><border/></borders>'
+        '<cellXfs count="3"><xf xfId="0" fontId="0" fillId="0" borderId="0" numFmtId="0"/><xf xfId="0" fontId="0" '
+        'fillId="0" borderId="0" numFmtId="2"/><xf xfId="0" fontId="0" fillId="0" borderId="0" numFmtId="14"/>'
+        '</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
+        '</styleSheet>' % ns,
+        "xl/worksheets/sheet1.xml": '<?xml version="1.0" encoding="UTF-8"?><worksheet %s><sheetData>'
+        "<row r='1'><c r='A1' t='inlineStr'><is><t>日期</t></is></c><c r=\"B1\" t=\"inlineStr\"><is><t>金额 a='b'</t>"
+        "</is></c></row><row r='2'><c r='A2' t='d' s='2'><v>2024-03-05T00:00:00Z</v></c><c r='B2' s='1'>"
+        "<v>1234.5</v></c></row><row r='3'><c r='A3' t='d' s='2'><v>2024-03-06T00:00:00Z</v></c>"
+        "<c r='B3'><v>66</v></c></row></sheetData></worksheet>" % ns,
+    }
+    target = tmp_path / "流式导出.xlsx"
+    with zipfile.ZipFile(str(target), "w") as zf:
+        for name, text in parts.items():
+            zf.writestr(name, text)
+    data = ok(run("read_spreadsheet", {"path": str(target)}))
+    assert data["sheets"][0]["rows"] == [["日期", "金额 a='b'"], ["2024-03-05", 1234.5], ["2024-03-06", 66]]
+    calc = ok(run("calc_table", {"path": str(target), "metrics": [{"func": "sum", "column": "金额 a='b'"}]}))
+    assert "1300.5" in str(calc)

@@ -121,10 +121,68 @@ def test_excellibrary_small_book_in_regular_sectors(run, tmp_path):
     assert any("扇区链" in w for w in data.get("warnings", []))
 
 
-def test_biff5_rich_string_with_phonetic_data(run, tmp_path):
+def _xlwt_stream(rows):
+    """The Workbook stream xlwt writes for ``rows`` (up to its last EOF record)."""
+    import io
+    import olefile
+    import xlwt
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("Sheet1")
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            ws.write(r, c, v)
+    buf = io.BytesIO()
+    wb.save(buf)
+    ole = olefile.OleFileIO(buf.getvalue())
+    stream = ole.openstream("Workbook").read()
+    ole.close()
+    return stream[:stream.rfind(b"\x0a\x00\x00\x00") + 4]
+
+
+def test_excellibrary_mini_stream_with_a_wrong_sector_count(run, tmp_path):
+    """Issue 35 corpus run: ExcelDataReader's ExcelLibrary_newdoc.xls keeps its stream in the
+    mini stream but counts the mini-FAT sectors wrong (17 for one); xlrd stopped on a bare
+    assertion and we answered "已损坏", while calamine and LibreOffice read it. The stream is read
+    by its chain (olefile), with a note."""
+    import biff5
+    rows = [["名称", "金额"], ["甲", 1.5], ["乙", 2]]
+    path = tmp_path / "exlib_mini.xls"
+    path.write_bytes(biff5.mini_stream_with_wrong_count(_xlwt_stream(rows)))
+    data = ok(run("read_spreadsheet", {"path": str(path)}))
+    assert _rows(data) == rows
+    assert "OLE 容器有损坏" in _warnings(data) and "AssertionError" not in str(data)
+
+
+@pytest.mark.parametrize("kind", ["biff8", "biff5"])
+def test_sheet_position_recorded_past_its_bof(run, tmp_path, kind):
+    """Issue 35's "BOF quirk" (ExcelDataReader's Test_git_issue624.xls): the workbook records
+    each sheet's position just past the sheet's BOF record. xlrd expects a BOF there and refused
+    the sheet ("开头不是能识别的工作簿记录"); Excel, LibreOffice and calamine read it. The position is
+    moved back onto the BOF (same bytes otherwise), with a note."""
+    import biff5
+    rows = [["名称", "金额"], ["甲", 1.5], ["乙", 2]]
+    if kind == "biff8":
+        stream = _xlwt_stream(rows)
+        body = biff5.sheet_position_past_bof(stream).ljust(4096, b"\0")
+        raw = biff5.compound_file(body, name="Workbook")
+    else:
+        raw = biff5.compound_file(biff5.sheet_position_past_bof(biff5.book_stream(rows, "gbk", 936)))
+    path = tmp_path / ("bof_%s.xls" % kind)
+    path.write_bytes(raw)
+    data = ok(run("read_spreadsheet", {"path": str(path)}))
+    assert _rows(data) == rows
+    assert "工作表位置有偏差" in _warnings(data)
+    calc = ok(run("calc_table", {"path": str(path), "metrics": [{"func": "sum", "column": "金额"}]}))
+    assert "3.5" in str(calc)
+
+
+@pytest.mark.parametrize("tail", ["phonetic", "short_runs"])
+def test_biff5_rich_string_with_phonetic_data(run, tmp_path, tail):
     """Issue 35: a Far-East Excel 95 (BIFF5) file whose rich-string cell (RSTRING) carries
     phonetic data after its formatting runs: xlrd asserts against it and the sheet was refused.
-    The text is read (as a plain label), with a note."""
+    The text is read (as a plain label), with a note. ``short_runs``: the run count says more
+    runs than the record holds (SheetJS's biff5/phonetic_text.xls, read by calamine), where xlrd
+    fails to unpack instead of asserting."""
     import biff5
     stream = biff5.book_stream([["名称", "金额"], ["甲", 1.5]], "gbk", 936)
     records, pos = [], 0
@@ -134,6 +192,8 @@ def test_biff5_rich_string_with_phonetic_data(run, tmp_path):
         pos += 4 + size
     raw = "乙".encode("gbk")
     body = struct.pack("<HHHH", 2, 0, 0, len(raw)) + raw + struct.pack("<BBB", 1, 0, 0) + b"\x01\x00\x05\x00abc"
+    if tail == "short_runs":
+        body = struct.pack("<HHHH", 2, 0, 0, len(raw)) + raw + struct.pack("<BBB", 4, 0, 0) + b"\x01"
     rstring = struct.pack("<HH", 0x00D6, len(body)) + body
     path = tmp_path / "远东95.xls"
     path.write_bytes(biff5.compound_file(b"".join(records[:-1]) + rstring + records[-1]))

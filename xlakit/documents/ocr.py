@@ -76,7 +76,8 @@ def missing_message(reason=None):
     text = "读取图片/扫描件里的文字需要%s（%s），本机还没有安装" % (what, size)
     if reason:
         text += "，%s" % reason
-    return text + "。请在 xla-tools 目录执行一次：%s（装好后以后都能直接识别），然后重试" % boot.group_command(GROUP)
+    from ..pycmd import run_where
+    return text + "。请%s执行一次：%s（装好后以后都能直接识别），然后重试" % (run_where(), boot.group_command(GROUP))
 
 
 def _workers():

@@ -16,6 +16,7 @@ import shutil
 import sys
 
 from .. import manifest as xla_manifest
+from ..pycmd import throwaway_runner  # noqa: F401 - where it lives: pycmd names commands the same way
 from ..fs.paths import home_dir
 
 SERVER_KEY = "xla-tools"
@@ -31,19 +32,6 @@ CLIENTS = {
     "cline": ("mcpServers", {"type": "stdio", "disabled": False, "autoApprove": []},
               "Cline：MCP Servers → Installed → Configure MCP Servers（cline_mcp_settings.json）"),
 }
-
-
-def throwaway_runner(prefix=None):
-    """"uvx" or "pipx" when this interpreter lives in the throwaway environment ``uvx xla-tools``
-    / ``pipx run xla-tools`` made in their cache (a later cache clean or upgrade deletes it, and a
-    block naming its paths stops working), else None."""
-    path = os.path.realpath(prefix or sys.prefix).replace("\\", "/").lower() + "/"
-    uv_cache = (os.environ.get("UV_CACHE_DIR") or "").replace("\\", "/").lower().rstrip("/")
-    if (uv_cache and path.startswith(uv_cache + "/")) or ("/uv/" in path and "/archive-v" in path):
-        return "uvx"
-    if "/pipx/" in path and "/.cache/" in path:
-        return "pipx"
-    return None
 
 
 RUNNERS = {"uvx": ["xla-tools", "mcp"], "pipx": ["run", "xla-tools", "mcp"]}

@@ -725,7 +725,26 @@ def print_config(client, root=None, extra_args=()):
     sys.stdout.write(json.dumps(block, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
     print("把上面这段加到 %s" % mcpconfig.where(client), file=sys.stderr)
+    note = ocr_note(root)
+    if note:
+        print(note, file=sys.stderr)
     return 0
+
+
+def ocr_note(root=None):
+    """After a package install the OCR engine is not there yet, and installing it inside the
+    first call to read a scan took 43.7 s of its 60: the setup step says how to install it now.
+    None when it is ready (or the check itself fails)."""
+    try:
+        import pydeps_boot
+        from .. import pycmd
+        if pydeps_boot.group_ready("ocr"):
+            return None
+        _mods, _reqs, what, size = pydeps_boot.GROUPS["ocr"]
+        return "要读扫描件和图片里的文字，建议现在%s执行一次：%s（%s，%s），免得第一次读扫描件时边装边等" % (
+            pycmd.run_where(root), pydeps_boot.group_command("ocr"), what, size)
+    except Exception:  # noqa: BLE001 - a hint only
+        return None
 
 
 class _Stop(Exception):

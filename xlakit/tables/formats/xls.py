@@ -11,6 +11,8 @@ serial conversion with the workbook's ``datemode`` and the cell's format decides
 or time, so an xls and its xlsx copy read the same. An .xls has at most 65,536 rows, so a sheet
 is loaded whole; ``rows()`` still yields lazily.
 """
+import struct
+
 from ._base import (BaseBook, FormatError, SheetInfo, classify_format, number, serial_to_value, trim,
                     DATE, DATETIME, TIME)
 
@@ -157,8 +159,12 @@ class XlsBook(BaseBook):
             try:
                 try:
                     sh = self._load(info.index)
-                except AssertionError:
-                    sh = self._without_rich_strings(info.index)
+                except (AssertionError, struct.error) as exc:
+                    sh = self._without_rich_strings(info.index, exc)
+                except Exception as exc:  # noqa: BLE001 - xlrd's XLRDError; anything else is raised again
+                    if "expected bof" not in str(exc).lower():
+                        raise
+                    sh = self._with_sheet_offsets_fixed(info.index, exc)
                 self._report_repairs()
             except Exception as exc:  # noqa: BLE001
                 if _encrypted(exc):
@@ -173,18 +179,20 @@ class XlsBook(BaseBook):
             self._loaded = {info.index: sh}
         return sh
 
-    def _without_rich_strings(self, index):
+    def _without_rich_strings(self, index, exc):
         """Reload with every RSTRING cell read as a plain LABEL. Far-East Excel 95 (BIFF5) writes
         phonetic (furigana) data after a rich string's formatting runs, which xlrd's parser
-        asserts against, so the whole sheet was refused although Excel, LibreOffice and calamine
-        read it. The record id is rewritten in place (same length, offsets intact); LABEL reads
-        the text and ignores what follows it. Only the text's formatting runs are lost."""
+        asserts against (or, with fewer bytes than the run count says, fails to unpack: SheetJS's
+        biff5/phonetic_text.xls), so the whole sheet was refused although Excel, LibreOffice and
+        calamine read it. The record id is rewritten in place (same length, offsets intact);
+        LABEL reads the text and ignores what follows it. Only the text's formatting runs are
+        lost. ``exc`` is raised again when there is no rich string to blame."""
         data = repair.workbook_stream(self.path) if "filename" in self._source else self._source["file_contents"]
         if data is None:
-            raise AssertionError("no workbook stream")
+            raise exc
         fixed, count = repair.rich_strings_as_labels(data)
         if not count:
-            raise AssertionError("no rich strings")
+            raise exc
         self._source = {"file_contents": fixed}
         self._book.release_resources()
         self._book = self._open()
@@ -192,6 +200,23 @@ class XlsBook(BaseBook):
         sheet = self._load(index)
         self.warn("这个 xls 里有 %d 个带注音/格式的文字单元格（远东版 Excel 95 写的），已按普通文字读出，"
                   "文字不受影响" % count)
+        return sheet
+
+    def _with_sheet_offsets_fixed(self, index, exc):
+        """Reload with the sheets' recorded positions moved onto their BOF records
+        (``repair.sheet_offsets_fixed``): a writer that records a sheet's position just past its
+        BOF made xlrd refuse the sheet that Excel, LibreOffice and calamine read. ``exc`` is
+        raised again when there is nothing to move."""
+        data = repair.workbook_stream(self.path) if "filename" in self._source else self._source["file_contents"]
+        fixed, count = repair.sheet_offsets_fixed(data) if data is not None else (None, 0)
+        if not count:
+            raise exc
+        self._source = {"file_contents": fixed}
+        self._book.release_resources()
+        self._book = self._open()
+        self._loaded = {}
+        sheet = self._load(index)
+        self.warn("这个 xls 文件记录的工作表位置有偏差（%d 个工作表），已按实际位置读出；请核对结果" % count)
         return sheet
 
     def _date_kind(self, sh, r, c, value):

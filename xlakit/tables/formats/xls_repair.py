@@ -144,7 +144,23 @@ def warnings_for(found):
 
 def is_container_damage(exc):
     text = str(exc)
-    return "corruption" in text.lower() or "size exceeds expected" in text or "CompDocError" in type(exc).__name__
+    return ("corruption" in text.lower() or "size exceeds expected" in text or "CompDocError" in type(exc).__name__
+            or _asserted_in_compdoc(exc))
+
+
+def _asserted_in_compdoc(exc):
+    """xlrd's container reader checks some header counts with a bare ``assert``: ExcelLibrary
+    (.NET) writes the mini-stream allocation table's sector count as the number of mini sectors
+    (17 where the chain has one sector), so xlrd refused a book whose stream olefile, Excel,
+    LibreOffice and calamine read. Such an AssertionError is container damage, not a bad book."""
+    if not isinstance(exc, AssertionError):
+        return False
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith("xlrd/compdoc.py"):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def container_damage_text(exc):
@@ -210,6 +226,48 @@ def regular_sector_stream(path):
     except (OSError, struct.error, IndexError):
         return None
     return None
+
+
+_BOF_IDS = (0x0809, 0x0409, 0x0209, 0x0009)
+# the farthest a sheet's recorded position may sit past its BOF record (a BIFF8 BOF is 20 bytes)
+_BOF_SLACK = 32
+
+
+def sheet_offsets_fixed(stream):
+    """(stream with each BOUNDSHEET position moved back onto its sheet's BOF record, how many).
+
+    Some writers (ExcelDataReader's Test_git_issue624.xls) record a sheet's position just past
+    its BOF record instead of at it: xlrd expects a BOF there and refuses the sheet ("expected
+    BOF"), while Excel, LibreOffice and calamine read on from the records that follow. A
+    position that is not a BOF and has one at most ``_BOF_SLACK`` bytes before it (with no other
+    record boundary problem: the BOF is found by walking the record chain) is moved onto it; the
+    bytes and lengths stay the same, so nothing else moves."""
+    out = bytearray(stream)
+    starts, bofs, pos = [], [], 0
+    while pos + 4 <= len(out):
+        rid, size = struct.unpack_from("<HH", out, pos)
+        starts.append(pos)
+        if rid in _BOF_IDS:
+            bofs.append(pos)
+        pos += 4 + size
+    boundsheets, pos = [], 0
+    while pos + 4 <= len(out):           # the workbook globals: up to their EOF
+        rid, size = struct.unpack_from("<HH", out, pos)
+        if rid == 0x000A:
+            break
+        if rid == 0x0085 and size >= 4:
+            boundsheets.append(pos + 4)
+        pos += 4 + size
+    count = 0
+    for field in boundsheets:
+        at = struct.unpack_from("<I", out, field)[0]
+        if at + 2 <= len(out) and struct.unpack_from("<H", out, at)[0] in _BOF_IDS:
+            continue
+        before = [b for b in bofs if 0 < b < at and at - b <= _BOF_SLACK]
+        if before:
+            struct.pack_into("<I", out, field, before[-1])
+            count += 1
+    return bytes(out), count
 
 
 def rich_strings_as_labels(stream):

@@ -42,7 +42,8 @@ import zlib
 from ... import opc
 from ._base import BaseBook, FormatError, SheetInfo, merge_repeated_rows, number, serial_to_value, trim
 from .xlsx_parallel import parallel_rows, start_worker, workers_wanted
-from .xlsx_sheet import CHUNK, SheetParser, member_chunks, worksheet_prefix  # noqa: F401 - CHUNK re-exported
+from .xlsx_sheet import (CHUNK, SheetParser, double_quoted, member_chunks, single_quoted,  # noqa: F401 - CHUNK
+                         worksheet_prefix)
 from .xlsx_xml import (_XESC_RE, _ParseProblem, _Styles, _attr, _cell_regex, _col_index, _dedupe, _inner_value,
                        _local, _put, _rel_id, _unx, column_style_counts, dimension_ref, formula_text, merge_refs,
                        parse_sst_fast, parse_sst_slow, sst_prefix, strip_comments)
@@ -75,6 +76,7 @@ class XlsxBook(BaseBook):
         self._names = {n.replace("\\", "/").lower().lstrip("/"): n for n in self._zip.namelist()}
         self._merge_cache = {}
         self._dim_cache = {}
+        self._quotes = {}          # sheet index -> its attributes are written in single quotes
         self._sst = None
         self._opx = None
         self._opx_file = None
@@ -233,6 +235,7 @@ class XlsxBook(BaseBook):
         """(a fresh parser for the sheet, its row end tag)."""
         head = self._head(member)
         p = worksheet_prefix(head)
+        self._quotes[info.index] = single_quoted(head)
         if info.index not in self._dim_cache:
             self._dim_cache[info.index] = dimension_ref(head)
 
@@ -252,7 +255,10 @@ class XlsxBook(BaseBook):
                 early[2].close()
                 self._workers.remove(early[2])
             parser, boundary = self._sheet_parser(info, member)
-            if workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
+            if self._quotes.get(info.index):
+                for n, chunk in enumerate(self._chunks(member, boundary)):
+                    yield from parser.rows(double_quoted(chunk), n)
+            elif workers_wanted(self._zip.getinfo(member).file_size, max_rows) > 1 and self._sst_ready():
                 yield from parallel_rows(self, self.path, member, boundary, parser)
             else:
                 for n, chunk in enumerate(self._chunks(member, boundary)):
@@ -271,6 +277,8 @@ class XlsxBook(BaseBook):
             parser, boundary = self._sheet_parser(info, member)
         except _ParseProblem:
             return
+        if self._quotes.get(info.index):
+            return          # its chunks are rewritten first (double_quoted): one process reads it
         if self._sst_ready():
             worker = start_worker(self, self.path, member, boundary, parser)
             if worker is not None:

@@ -67,6 +67,25 @@ def worksheet_prefix(head):
     return (m.group(1) + b":") if m.group(1) else b""
 
 
+# An attribute written in single quotes (<row r='1'>, legal XML): SheetJS's streaming writer does
+# it. The fast parser reads double quotes only, so such a sheet's chunks are rewritten first.
+_SINGLE_QUOTED_RE = re.compile(rb"<[^<>]*\s[\w:.-]+\s*=\s*'")
+_TAG_RE = re.compile(rb"<[^<>]*>")
+_SQ_ATTR_RE = re.compile(rb"(\s[\w:.-]+)\s*=\s*'([^'\"]*)'")
+
+
+def single_quoted(head):
+    """Does the sheet write attributes in single quotes? (from its first bytes)"""
+    return _SINGLE_QUOTED_RE.search(head) is not None
+
+
+def double_quoted(chunk):
+    """``chunk`` with every single-quoted attribute inside a tag written in double quotes (text
+    between tags never holds a raw ``<``, so only tags are touched; a value holding a double
+    quote is left alone and the parser falls back as before)."""
+    return _TAG_RE.sub(lambda m: _SQ_ATTR_RE.sub(rb'\1="\2"', m.group(0)), chunk)
+
+
 class SheetParser(object):
     """Parses chunks of one sheet's XML. ``load_sst()`` gives the shared-string table (asked for
     at the first ``t="s"`` cell); ``note(row, col, formula)`` records a formula without a value."""
