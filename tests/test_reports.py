@@ -464,7 +464,7 @@ def test_gongwen_red_head_signature_and_record(run, home):
     """Issue 37 items 3 and 4 on the PDF: the 发文机关标志 red and centred 35 mm under the top of the
     版心, the 发文字号 centred under it, the red separator line as wide as the 版心 between the
     number and the title; 署名 centred over the 成文日期, the date four characters in from the right,
-    both on the body's last page; the 版记 lines; the page number 7 mm under the 版心."""
+    both on the body's last page; the 版记 at the foot of that page; the page number 7 mm under the 版心."""
     body = "一二三四五六七八九十" * 30
     text = ("# 关于做好2026年度安全生产工作的通知\n\n各区县人民政府，市政府各部门：\n\n## 总体要求\n\n%s\n\n"
             "### 压实责任\n\n%s\n\n## 工作安排\n\n%s" % (body, body, body))
@@ -497,6 +497,11 @@ def test_gongwen_red_head_signature_and_record(run, home):
     cc = next(l for l in lines if l[5].startswith("抄送"))
     printed = line("2026年3月8日印发")
     assert cc[0] == printed[0] == date[0] and printed[4] > (210 - 26 - 8) * MM
+    # the 版记 at the foot of the last page (not after the date): its last line on the 版心's last
+    # line (the text block ends 262 mm from the top), its lines one 版记 row apart, nothing after it
+    assert data["pages"] == date[0] == max(l[0] for l in lines)
+    assert (297 - 35 - 6) * MM < printed[2] <= (297 - 35) * MM, printed[2] / MM
+    assert printed[1] - cc[1] < 12 * MM and cc[1] - date[2] > 20 * MM
     # the page number's line: 7 mm under the 版心 (262 mm from the top)
     numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
     assert numbers and all(abs(l[1] - (297 - 35 + 7) * MM) < 1 * MM for l in numbers), [l[1] / MM for l in numbers]

@@ -22,6 +22,14 @@ in the profile we create (``My Macros`` are trusted without a prompt); ``ooSetup
 the profile's registry keeps LibreOffice from replacing that Basic library with its default on
 first start. Should the macro not produce a PDF (an old LibreOffice), the plain conversion runs.
 
+The same macro puts a 公文's 版记 at the foot of its last page (GB/T 9704-2012 7.4.1): the docx
+floats that table to the page foot (tblpY, which Word and WPS follow) but LibreOffice lays a
+floating table out inline, right after the date. The paragraph before it carries a bookmark
+(``gongwen.SPACER``, not snapped to the line grid); the macro measures where that paragraph sits
+on its page (view cursor, page style's text height less the footer) and gives it the top margin
+that brings the table's last row onto the text block's last line, once, before the export lays
+the pages out.
+
 ``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
 """
 import os
@@ -72,6 +80,7 @@ Sub Export(src As String, dst As String)
   For i = 0 To idx.getCount() - 1
     idx.getByIndex(i).update()
   Next i
+  PushRecord(doc)
   Dim f(0) As New com.sun.star.beans.PropertyValue
   f(0).Name = &quot;FilterName&quot;
   f(0).Value = &quot;writer_pdf_Export&quot;
@@ -79,6 +88,41 @@ Sub Export(src As String, dst As String)
   doc.close(True)
 Done:
   StarDesktop.terminate()
+End Sub
+
+Sub PushRecord(doc)
+  On Error Goto Out
+  If Not doc.getBookmarks().hasByName(&quot;_XlaRecordSpacer&quot;) Then Exit Sub
+  spacer = doc.getBookmarks().getByName(&quot;_XlaRecordSpacer&quot;).getAnchor()
+  Dim para As Object, tbl As Object, prev As Object
+  en = doc.getText().createEnumeration()
+  Do While en.hasMoreElements()
+    el = en.nextElement()
+    If el.supportsService(&quot;com.sun.star.text.TextTable&quot;) Then
+      If Not IsNull(prev) And Not IsNull(para) Then
+        If EqualUnoObjects(prev, para) Then tbl = el
+      End If
+    ElseIf el.supportsService(&quot;com.sun.star.text.Paragraph&quot;) Then
+      If doc.getText().compareRegionStarts(el, spacer) = 0 Then para = el
+    End If
+    prev = el
+  Loop
+  If IsNull(tbl) Then Exit Sub
+  rows = tbl.getRows()
+  h = 0
+  For k = 0 To rows.getCount() - 1
+    h = h + rows.getByIndex(k).Height
+  Next k
+  vc = doc.getCurrentController().getViewCursor()
+  vc.gotoRange(para.getStart(), False)
+  y = vc.getPosition().Y
+  ps = doc.getStyleFamilies().getByName(&quot;PageStyles&quot;).getByName(vc.PageStyleName)
+  vc.jumpToStartOfPage()
+  top = vc.getPosition().Y
+  room = ps.Height - ps.TopMargin - ps.BottomMargin - (y - top) - h - 70 - 150
+  If ps.FooterIsOn Then room = room - ps.FooterHeight
+  If room &gt; 0 Then para.ParaTopMargin = room
+Out:
 End Sub
 </script:module>
 """
