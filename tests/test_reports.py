@@ -512,3 +512,32 @@ def test_gongwen_red_head_signature_and_record(run, home):
     number = next(l for l in lines if "财发" in l[5])
     signer = next(l for l in lines if "签发人" in l[5])
     assert abs(number[1] - signer[1]) < 1 and number[3] < 40 * MM and signer[4] > (210 - 26 - 10) * MM
+
+
+KNOWN_PARAGRAPH = ("本季度公司围绕年度经营目标，统筹推进市场拓展、成本管控和内部管理各项工作，主要经营指标保持平稳增长。"
+                   "营业收入同比增长百分之十二点四，毛利率较上年同期提高一点三个百分点，经营性现金流持续改善。") * 2
+
+
+@needs_lo
+def test_report_spacing_like_a_new_chinese_document(run, home):
+    """Issue 37 item 7: a text of about 1,800 characters (a title, four chapters with a section,
+    two paragraphs and three bullets each) is two A4 pages, as in a new WPS/Word document in
+    Chinese (五号 single lines on the 15.6 pt grid, no space between paragraphs, a two-character
+    first-line indent, compact headings); the old styles made it four. Read from the PDF."""
+    text = "# 2026年第三季度工作总结\n\n"
+    for n, head in enumerate(["总体情况", "重点工作进展", "存在的问题", "下季度工作安排"]):
+        text += "## %s、%s\n\n### （一）主要指标\n\n%s\n\n%s\n\n" % ("一二三四"[n], head, KNOWN_PARAGRAPH, KNOWN_PARAGRAPH)
+        text += "- 完成重点项目验收三项\n- 新签合同额一点二亿元\n- 培训员工四百余人次\n\n"
+    data = ok(run("write_document", {"path": "季度总结.pdf", "text": text}))
+    assert data["pages"] == 2
+    lines = pdf_lines(data["path"])
+    body = [l for l in lines if l[0] == 1 and ("经营" in l[5] or "增长" in l[5]) and l[2] - l[1] < 14]
+    pitches = [round(b[1] - a[1], 1) for a, b in zip(body, body[1:]) if 0 < b[1] - a[1] < 30]
+    assert pitches and all(abs(p - 15.6) < 0.8 for p in pitches), pitches
+    # the first line of a paragraph starts two characters (21 pt) in from the margin, the rest at it
+    starts = sorted(set(round(l[3]) for l in body))
+    assert abs(starts[0] - 1800 / 20.0) < 1.5 and any(abs(s - (1800 / 20.0 + 21)) < 1.5 for s in starts), starts
+    # a chapter heading: 12 pt before it and 6 after, not the old 17/16.5 pt with 2.41-line headings
+    head = next(l for l in lines if l[5].startswith("二、重点工作进展"))
+    above = max(l[2] for l in lines if l[0] == head[0] and l[2] < head[1])
+    assert head[1] - above < 24, head[1] - above
