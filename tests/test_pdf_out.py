@@ -247,3 +247,23 @@ def test_preview_shows_the_first_page_and_layout_facts(run, home):
     assert data["preview"]["pages"] == 1 and len(data["images"]) == 1
     assert any("Serif" in f for f in data["preview"]["fonts"])               # the 公文's serif roles, not one sans
     assert sorted(n for n in os.listdir(workspace(home)) if n.startswith("看看")) == ["看看.docx"]
+
+
+@needs_lo
+def test_preview_without_pypdfium2(run, home):
+    """Issue 37: without pypdfium2 the first page still comes as a PNG through poppler's pdftoppm
+    (overflow counted from pdftotext -bbox); without any renderer the answer says why there is no
+    picture and what to install, and still gives the pages and fonts."""
+    import base64
+    from xlakit.raster import png
+    data = ok(run("write_document", {"path": "预览.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"},
+                  extra_env={"XLA_PREVIEW_RENDERER": "pdftoppm"}))
+    facts = data["preview"]
+    assert facts["pages"] == 1 and facts["fonts"] and "note" not in facts and facts["overflow"] == {}
+    w, h, rgb = png.decode(base64.b64decode(data["images"][0]["data"]))
+    assert w == 560 and abs(h / float(w) - 297 / 210.0) < 0.01
+    assert any(sum(rgb[i:i + 3]) < 200 for i in range(0, len(rgb), 3))
+    data = ok(run("write_document", {"path": "预览2.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"},
+                  extra_env={"XLA_PREVIEW_RENDERER": "none"}))
+    assert "images" not in data and data["preview"]["pages"] == 1 and data["preview"]["fonts"]
+    assert "pypdfium2" in data["preview"]["note"] and "pdftoppm" in data["preview"]["note"]
