@@ -541,3 +541,43 @@ def test_report_spacing_like_a_new_chinese_document(run, home):
     head = next(l for l in lines if l[5].startswith("二、重点工作进展"))
     above = max(l[2] for l in lines if l[0] == head[0] and l[2] < head[1])
     assert head[1] - above < 24, head[1] - above
+
+
+def _ink_box(raw):
+    """(x0, y0, x1, y1) of the pixels darker than light grey in a PNG."""
+    from xlakit.raster import png
+    w, h, rgb = png.decode(raw)
+    xs, ys = [], []
+    for y in range(0, h):
+        row = rgb[y * w * 3:(y + 1) * w * 3]
+        dark = [x for x in range(w) if sum(row[x * 3:x * 3 + 3]) < 300]
+        if dark:
+            xs += [dark[0], dark[-1]]
+            ys.append(y)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@needs_lo
+def test_report_chart_at_print_resolution(run, home):
+    """Issue 37 item 10: draw_chart's scale=2 draws the same layout with twice the pixels and says
+    288 dpi, so in a report it keeps its size on the page and prints at about 280 ppi (pdfimages
+    -list on the PDF) instead of about 139."""
+    from xlakit.raster import png
+    spec = {"type": "bar", "title": "各区域季度收入", "labels": ["一季度", "二季度", "三季度"], "unit": "元",
+            "series": [{"name": "华东", "data": [34.5e6, 39.8e6, 45.2e6]}, {"name": "华北", "data": [28.5e6, -2.345e6, 37.9e6]}]}
+    one = ok(run("draw_chart", dict(spec, file_name="收入1")))
+    two = ok(run("draw_chart", dict(spec, file_name="收入2", scale=2)))
+    assert (one["width"], one["height"]) == (800, 500) and (two["width"], two["height"]) == (1600, 1000)
+    raw1, raw2 = open(one["path"], "rb").read(), open(two["path"], "rb").read()
+    assert png.dpi_of(raw1) == 144.0 and png.dpi_of(raw2) == 288.0
+    # the same layout, not a different chart: the ink's box at twice the coordinates
+    box1, box2 = _ink_box(raw1), _ink_box(raw2)
+    assert all(abs(b - 2 * a) <= 4 for a, b in zip(box1, box2)), (box1, box2)
+    data = ok(run("write_document", {"path": "收入报告.pdf", "text": "# 收入报告\n\n![各区域季度收入](charts/收入2.png)\n\n"
+                                     "![各区域季度收入](charts/收入1.png)"}))
+    listing = subprocess.run(["pdfimages", "-list", data["path"]], capture_output=True, check=True).stdout.decode()
+    rows = [l.split() for l in listing.splitlines()[2:] if l.split()[2:3] == ["image"]]
+    ppi = dict((int(r[3]), (float(r[12]), float(r[13]))) for r in rows)
+    assert ppi[1600][0] >= 270 and ppi[800][0] < 150, listing          # ~280 ppi vs ~139 ppi
+    result = run("draw_chart", {"type": "bar", "labels": ["a"], "series": [{"name": "x", "data": [1]}], "scale": 5})
+    assert not result.ok and "scale" in result.error           # the host checks the range from tools.json
