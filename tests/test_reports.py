@@ -581,3 +581,27 @@ def test_report_chart_at_print_resolution(run, home):
     assert ppi[1600][0] >= 270 and ppi[800][0] < 150, listing          # ~280 ppi vs ~139 ppi
     result = run("draw_chart", {"type": "bar", "labels": ["a"], "series": [{"name": "x", "data": [1]}], "scale": 5})
     assert not result.ok and "scale" in result.error           # the host checks the range from tools.json
+
+
+@needs_lo
+def test_wide_table_in_portrait_turns_its_page(run, home):
+    """Issue 37: a table too wide for a portrait page (nine columns of codes, amounts and dates)
+    gets a landscape section of its own, the text before and after stays portrait, the answer
+    says so; a narrow table stays in portrait without a word. Page sizes from the PDF."""
+    head = "| 序号 | 供应商 | 合同编号 | 采购单位 | 金额（元） | 数量 | 签订日期 | 付款日期 | 备注 |\n|" + "---|" * 9 + "\n"
+    rows = "".join("| %d | 上海宏达建设工程有限公司 | HT-2024-0%04d | 华东区域采购管理中心 | 3,124,500.00 | 138912 | 2024-03-15 "
+                   "| 2024-04-15 | 已完成付款审批 |\n" % (i, 1000 + i) for i in range(12))
+    text = "# 合同台账\n\n前面的说明文字。\n\n" + head + rows + "\n后面的说明文字。\n\n| 区域 | 金额 |\n|---|---|\n| 华东 | 1,200.00 |"
+    data = ok(run("write_document", {"path": "台账.pdf", "text": text, "page_numbers": True}))
+    assert "第 1 个表格有 9 列" in data["message"] and "横向" in data["message"] and "第 2 个表格" not in data["message"]
+    sizes = page_sizes(data["path"])
+    assert [w > h for w, h in sizes] == [False, True, False]
+    lines = pdf_lines(data["path"])
+    pages_of = dict((t, p) for p, _a, _b, _c, _d, t in lines)
+    assert pages_of["前面的说明文字。"] == 1 and pages_of["后面的说明文字。"] == 3
+    words = " ".join(t for p, _a, _b, _c, _d, t in lines if p == 2)
+    assert all("HT-2024-0%04d" % (1000 + i) in words for i in range(12)) and words.count("3,124,500.00") == 12
+    # a docx written the same way carries the same sections
+    ok(run("write_document", {"path": "台账.docx", "text": text}))
+    doc = parts(workspace(home, "台账.docx"))["word/document.xml"].decode()
+    assert doc.count('w:orient="landscape"') == 1 and doc.count("<w:sectPr") == 3

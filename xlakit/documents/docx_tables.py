@@ -9,7 +9,10 @@ they lack; a table whose content fits is widened in proportion to its content. T
 fixed (``tblLayout fixed``) so Word, WPS and LibreOffice all keep them.
 
 A table that does not fit at the body size is set one size smaller (五号 → 小五, 三号 → 四号)
-before its text columns go below five characters. Rows never split across a page (``cantSplit``), the header row repeats on every page
+before its text columns go below five characters. A table that still does not fit a portrait
+page but fits a landscape one gets a landscape section of its own (``turn_wide_tables``: Word
+users turn that page rather than read a table in 7 pt); one too wide even for landscape goes
+there too, a size smaller, and the answer says it may run past the margin. Rows never split across a page (``cantSplit``), the header row repeats on every page
 (``tblHeader``), numbers are right-aligned as in a finance table and a 合计 row is bold.
 """
 import re
@@ -80,6 +83,56 @@ def column_widths(rows, total, em, plain, with_soft=False):
         widths = _fill(_fill(list(hard), soft, total), natural, total)
     widths = [int(round(w)) for w in widths]
     return (widths, roomy) if with_soft else widths
+
+
+def fits(rows, total, em, plain):
+    """True when the table reads at ``total`` twips wide: every number and code whole and every
+    text column about five characters a line, at the body size or one size smaller."""
+    if column_widths(rows, total, em, plain, with_soft=True)[1]:
+        return True
+    smaller = em * (18.0 / 21 if em < 300 else 28.0 / 32)
+    return column_widths(rows, total, smaller, plain, with_soft=True)[1]
+
+
+def turn_wide_tables(blocks, layout, plain, em):
+    """``blocks`` with a landscape section around each table too wide for a portrait page
+    (consecutive such tables share it), and Chinese notes for the answer. A table too wide even
+    for landscape is set there a size smaller, with a note that it may run past the margin. The
+    explicit ``<!-- landscape -->`` / ``<!-- portrait -->`` lines are followed as written."""
+    out, notes = [], []
+    orientation = layout.orientation
+    portrait, landscape = layout.text_size("portrait")[0], layout.text_size("landscape")[0]
+    turned = False
+    tables = 0
+    for block in blocks:
+        if block[0] == "orient":
+            if turned:
+                out.append(("orient", "portrait"))
+                turned = False
+            orientation = block[1]
+        elif block[0] == "table":
+            tables += 1
+            cols = max(len(r) for r in block[1]) if block[1] else 0
+            if orientation == "portrait" and not fits(block[1], portrait, em, plain):
+                if not turned:
+                    out.append(("orient", "landscape"))
+                    turned = True
+                notes.append("第 %d 个表格有 %d 列，纵向页面放不下，已自动放到横向页面（单独一节，后面的内容回到纵向）"
+                             % (tables, cols))
+            if not fits(block[1], landscape if (turned or orientation == "landscape") else portrait, em, plain):
+                notes.append("第 %d 个表格有 %d 列，横向页面也放不下：已缩小一号字，数字和编号不断开，表格可能超出版心；"
+                             "可以删掉不必要的列，或拆成两张表" % (tables, cols))
+            out.append(block)
+            continue
+        elif turned:
+            out.append(("orient", "portrait"))
+            turned = False
+            if block[0] == "pagebreak":
+                continue            # the section break starts the new page already
+        out.append(block)
+    if turned:
+        out.append(("orient", "portrait"))
+    return out, notes
 
 
 def _fill(widths, goal, total):

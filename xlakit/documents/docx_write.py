@@ -449,14 +449,18 @@ _CT_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml."
 _XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 
-def new_document(text, layout=None, pictures=None):
+def new_document(text, layout=None, pictures=None, notes=None):
     """Bytes of a new .docx holding ``text`` (markdown subset), and its blocks. ``layout``
     (docx_layout.Layout) sets the page, header, page numbers and style; ``pictures`` maps every
-    image path the text names to its docx_media.Picture (loaded and checked by the caller)."""
+    image path the text names to its docx_media.Picture (loaded and checked by the caller);
+    ``notes``, a list, receives Chinese sentences for the answer (a wide table turned landscape)."""
     layout = layout or docx_layout.Layout()
     blocks = parse(text)
     if layout.gongwen:
         blocks = docx_layout.gongwen_numbering(blocks)
+    blocks, turned = docx_tables.turn_wide_tables(blocks, layout, plain, 315 if layout.gongwen else 210)
+    if notes is not None:
+        notes.extend(turned)
     numbering = Numbering()
     extras = docx_extras.Extras(layout, pictures or {}, _x, plain, rel_ids=["rId%d" % n for n in range(1, 10)])
 
@@ -604,7 +608,7 @@ def _free_id(base, ids):
     return sid
 
 
-def append_document(data, text, pictures=None):
+def append_document(data, text, pictures=None, notes=None):
     """Bytes of the docx ``data`` with ``text`` appended, and its blocks; every other part is kept
     as it is. ``pictures`` as for new_document: new media parts, their relationships and content
     types are added beside the existing ones."""
@@ -667,6 +671,12 @@ def append_document(data, text, pictures=None):
                     list_para=list_para or "ListParagraph", table=table or "TableGrid", quote=quote or "Quote")
     extras, sect_text = _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name,
                                        styles_text, ids, changed, pictures or {})
+    if sect_text:
+        # a wide table turns its page as in a new document (the copied section, turned); without a
+        # readable section it stays in the document's orientation, a size smaller
+        blocks, turned = docx_tables.turn_wide_tables(blocks, extras.layout, plain, 210)
+        if notes is not None:
+            notes.extend(turned)
 
     # numbering: new definitions after the existing ones
     numbering = None
