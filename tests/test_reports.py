@@ -605,3 +605,22 @@ def test_wide_table_in_portrait_turns_its_page(run, home):
     ok(run("write_document", {"path": "台账.docx", "text": text}))
     doc = parts(workspace(home, "台账.docx"))["word/document.xml"].decode()
     assert doc.count('w:orient="landscape"') == 1 and doc.count("<w:sectPr") == 3
+
+
+@needs_lo
+def test_monthly_report_title_not_in_toc_bold_total_whole(run, home):
+    """The monthly report of examples/: LibreOffice's updated TOC does not list the document title
+    (it lists every outline level from 1 whatever \\o "2-3"; the export keeps the title out), and
+    the bold 合计 row's amount is on one line (bold digits measured a tenth wider)."""
+    text = ("# 9月经营月报\n\n[TOC]\n\n\\newpage\n\n## 一、总体情况\n\n本月收入平稳。\n\n## 二、分区域明细\n\n"
+            "| 区域 | 合同编号 | 收入（元） | 利润（元） | 备注 |\n|---|---|---|---|---|\n"
+            "| 华东区域营销管理中心 | HT-2024-01001 | 18,452,300.00 | 1,204,500.00 | 完成全年目标的 78% |\n"
+            "| 华北区域营销管理中心 | HT-2024-01003 | 9,021,700.00 | -234,500.00 | 开办费用集中发生 |\n"
+            "| 合计 | | 45,213,600.00 | 2,138,300.00 | |\n\n## 三、下月安排\n\n继续控制费用。")
+    data = ok(run("write_document", {"path": "月报.pdf", "text": text, "page_numbers": True}))
+    pages = pdf_pages(data["path"])
+    toc = re.findall(r"^\s*(\S.*?)\s*\.{5,}\s*(\d+)\s*$", pages[0], re.M)
+    assert [t.replace(" ", "") for t, _p in toc] == ["一、总体情况", "二、分区域明细", "三、下月安排"], toc
+    assert [int(p) for _t, p in toc] == [2, 2, 2]
+    lines = pdf_lines(data["path"])
+    assert any("45,213,600.00" in l[5] for l in lines) and any("2,138,300.00" in l[5] for l in lines)

@@ -17,7 +17,10 @@ Text documents (docx, doc, odt, rtf, wps) are not exported by ``--convert-to``: 
 a table of contents exactly as the file stores it (Word writes the page numbers of Word's own
 layout; we write an estimate), so 2 of 8 entries could point one page off. A Basic macro in the
 private profile instead opens the document hidden, updates every index and field (the TOC now
-counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. The macro lives
+counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. LibreOffice
+lists every outline level from 1 whatever the field's ``\o "2-3"``, so the document title (a
+``_XlaTitle`` bookmark, ``docx_extras``) is body text while the indexes update and a heading
+again for the PDF's outline. The macro lives
 in the profile we create (``My Macros`` are trusted without a prompt); ``ooSetupInstCompleted`` in
 the profile's registry keeps LibreOffice from replacing that Basic library with its default on
 first start. Should the macro not produce a PDF (an old LibreOffice), the plain conversion runs.
@@ -72,6 +75,12 @@ Sub Export(src As String, dst As String)
   args(0).Name = &quot;Hidden&quot;
   args(0).Value = True
   doc = StarDesktop.loadComponentFromURL(src, &quot;_blank&quot;, 0, args())
+  Dim title As Object
+  If doc.getBookmarks().hasByName(&quot;_XlaTitle&quot;) Then
+    title = doc.getBookmarks().getByName(&quot;_XlaTitle&quot;).getAnchor()
+    level = title.OutlineLevel
+    title.OutlineLevel = 0
+  End If
   idx = doc.getDocumentIndexes()
   For i = 0 To idx.getCount() - 1
     idx.getByIndex(i).update()
@@ -80,6 +89,7 @@ Sub Export(src As String, dst As String)
   For i = 0 To idx.getCount() - 1
     idx.getByIndex(i).update()
   Next i
+  If Not IsNull(title) Then title.OutlineLevel = level
   PushRecord(doc)
   Dim f(0) As New com.sun.star.beans.PropertyValue
   f(0).Name = &quot;FilterName&quot;
