@@ -496,15 +496,32 @@ def test_gongwen_red_head_signature_and_record(run, home):
     assert abs((sig[3] + sig[4]) / 2 - (date[3] + date[4]) / 2) < 2 * MM
     cc = next(l for l in lines if l[5].startswith("抄送"))
     printed = line("2026年3月8日印发")
-    assert cc[0] == printed[0] == date[0] and printed[4] > (210 - 26 - 8) * MM
-    # the 版记 at the foot of the last page (not after the date): its last line on the 版心's last
-    # line (the text block ends 262 mm from the top), its lines one 版记 row apart, nothing after it
-    assert data["pages"] == date[0] == max(l[0] for l in lines)
+    assert cc[0] == printed[0] and printed[4] > (210 - 26 - 8) * MM
+    # the 版记 at the foot of the last page, an even one (封四): the body ends on page 3, so it is
+    # page 4, without a page number (GB/T 9704 7.5); its last line on the 版心's last line (the text
+    # block ends 262 mm from the top)
+    assert date[0] == 3 and data["pages"] == printed[0] == 4 == max(l[0] for l in lines)
     assert (297 - 35 - 6) * MM < printed[2] <= (297 - 35) * MM, printed[2] / MM
-    assert printed[1] - cc[1] < 12 * MM and cc[1] - date[2] > 20 * MM
+    assert printed[1] - cc[1] < 12 * MM
     # the page number's line: 7 mm under the 版心 (262 mm from the top)
     numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
     assert numbers and all(abs(l[1] - (297 - 35 + 7) * MM) < 1 * MM for l in numbers), [l[1] / MM for l in numbers]
+    assert sorted(l[0] for l in numbers) == [1, 2, 3]                  # the 版记 page has none
+    # a body ending on an even page with room: the 版记 at that page's foot, after the date
+    short = {"signature": "××市人民政府", "date": "2026年3月8日", "cc": RED_HEAD["cc"], "printer": RED_HEAD["printer"],
+             "print_date": RED_HEAD["print_date"]}
+    two = ok(run("write_document", {"path": "两页.pdf", "gongwen": short,
+                                    "text": "# 关于做好工作的通知\n\n各部门：\n\n" + "一二三四五六七八九十" * 42}))
+    got = pdf_lines(two["path"])
+    end = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日印发")
+    date2 = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日")
+    assert two["pages"] == end[0] == date2[0] == 2 and (297 - 35 - 6) * MM < end[2] <= (297 - 35) * MM
+    # a one-page notice: the 版记 alone on page 2, unnumbered
+    one = ok(run("write_document", {"path": "一页.pdf", "gongwen": short,
+                                    "text": "# 关于做好工作的通知\n\n各部门：\n\n" + "一二三四五六七八九十" * 20}))
+    got = pdf_lines(one["path"])
+    end = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日印发")
+    assert one["pages"] == end[0] == 2 and not [l for l in got if l[0] == 2 and re.match(r"^[—–-]\d+[—–-]$", l[5])]
     # 签发人 (上行文): the number at the left, 「签发人：姓名」 at the right of the same line
     data = ok(run("write_document", {"path": "请示.pdf", "text": "# 关于申请专项经费的请示\n\n市政府：\n\n特此请示。",
                                      "gongwen": {"issuer": "××市财政局文件", "number": "×财发〔2026〕3号", "signer": "张三"}}))

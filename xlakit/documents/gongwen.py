@@ -15,7 +15,8 @@ title. 成文日期 four characters in from the right, the 署名 centred over i
 the body and kept on the body's last page (keep-with-next). 版记: 抄送 (四号仿宋, one character in
 on both sides) and 印发机关/印发日期 (one character in from the left and the right) between a
 0.35 mm first and last line and a 0.25 mm line between, as a table floated to the foot of the
-last page's text block.
+last page's text block (in LibreOffice's PDF the export macro puts it there, on an even page:
+``pdf_out``).
 """
 from xml.sax.saxutils import escape
 

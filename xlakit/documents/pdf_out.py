@@ -31,7 +31,10 @@ floating table out inline, right after the date. The paragraph before it carries
 (``gongwen.SPACER``, not snapped to the line grid); the macro measures where that paragraph sits
 on its page (view cursor, page style's text height less the footer) and gives it the top margin
 that brings the table's last row onto the text block's last line, once, before the export lays
-the pages out.
+the pages out. The 版记 belongs on an even page (封四, GB/T 9704-2012 7.4/7.5): when the body ends
+on an odd page, or on an even one without room, the record moves to the next even page (after a
+blank page in the second case), and those pages get a page style without the footer, so they
+carry no page number.
 
 ``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
 """
@@ -126,12 +129,37 @@ Sub PushRecord(doc)
   vc = doc.getCurrentController().getViewCursor()
   vc.gotoRange(para.getStart(), False)
   y = vc.getPosition().Y
-  ps = doc.getStyleFamilies().getByName(&quot;PageStyles&quot;).getByName(vc.PageStyleName)
+  page = vc.getPage()
+  styles = doc.getStyleFamilies().getByName(&quot;PageStyles&quot;)
+  ps = styles.getByName(vc.PageStyleName)
   vc.jumpToStartOfPage()
   top = vc.getPosition().Y
-  room = ps.Height - ps.TopMargin - ps.BottomMargin - (y - top) - h - 70 - 150
-  If ps.FooterIsOn Then room = room - ps.FooterHeight
-  If room &gt; 0 Then para.ParaTopMargin = room
+  full = ps.Height - ps.TopMargin - ps.BottomMargin - h - 70 - 150
+  If ps.FooterIsOn Then full = full - ps.FooterHeight
+  room = full - (y - top)
+  If room &gt; 0 And page Mod 2 = 0 Then
+    para.ParaTopMargin = room
+    Exit Sub
+  End If
+  &apos; the record belongs on an even page: the next page when this one is odd, else after a blank
+  &apos; odd page; those pages carry no page number (a page style without the footer)
+  If Not styles.hasByName(&quot;XlaRecordPage&quot;) Then
+    rp = doc.createInstance(&quot;com.sun.star.style.PageStyle&quot;)
+    styles.insertByName(&quot;XlaRecordPage&quot;, rp)
+    For Each prop In Array(&quot;Width&quot;, &quot;Height&quot;, &quot;LeftMargin&quot;, &quot;RightMargin&quot;, &quot;TopMargin&quot;, &quot;BottomMargin&quot;)
+      rp.setPropertyValue(prop, ps.getPropertyValue(prop))
+    Next prop
+    rp.FooterIsOn = False
+    rp.HeaderIsOn = False
+    rp.FollowStyle = &quot;XlaRecordPage&quot;
+  End If
+  para.PageDescName = &quot;XlaRecordPage&quot;
+  If page Mod 2 = 1 Then
+    para.ParaTopMargin = full
+  Else
+    tbl.BreakType = com.sun.star.style.BreakType.PAGE_BEFORE
+    tbl.TopMargin = full + 35
+  End If
 Out:
 End Sub
 </script:module>
