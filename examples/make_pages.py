@@ -1,4 +1,5 @@
-"""Regenerate the rendered example pages (examples/gongwen, examples/monthly, examples/pivot): every file is made by
+"""Regenerate the rendered example pages (examples/gongwen, examples/monthly, examples/pivot, the report's first
+page in examples/report): every file is made by
 the real tools with the host's contract, the PDF by write_document's LibreOffice path, the PNG pages
 by poppler's pdftoppm. Run from the repository root: python3 examples/make_pages.py (needs
 LibreOffice and poppler-utils)."""
@@ -83,15 +84,33 @@ def pivot_pages(home):
     shutil.copy(pv["path"], os.path.join(folder, "2025年费用_透视.xlsx"))
 
 
+REPORT = {"path": "9月费用报告.pdf", "page_numbers": True, "header": "综合办公室",
+          "text": ("# 9月费用报告\n\n## 一、总体情况\n\n9月共发生费用 6,350.25 元，技术部最多，占 55.1%。\n\n"
+                   "![9月各部门费用](charts/9月各部门费用.png){width=70%}\n\n## 二、分部门明细\n\n| 部门 | 金额（元） |\n"
+                   "| --- | --- |\n| 技术部 | 3,500.00 |\n| 销售部 | 2,100.00 |\n| 行政部 | 750.25 |\n| 合计 | 6,350.25 |\n\n"
+                   "\\newpage\n\n## 三、建议\n\n控制行政开支。")}
+
+
+def report_pages(home):
+    """examples/report: the chart and the report's first page (README's write_document picture)."""
+    tool("draw_chart", {"type": "bar", "title": "9月各部门费用", "labels": ["技术部", "销售部", "行政部"],
+                        "series": [{"name": "金额", "data": [3500, 2100, 750.25]}], "file_name": "9月各部门费用",
+                        "scale": 2}, home)
+    pdf = tool("write_document", REPORT, home)
+    out = os.path.join(HERE, "report", "report_page1")
+    subprocess.run(["pdftoppm", "-r", "60", "-f", "1", "-l", "1", "-singlefile", "-png", pdf["path"], out], check=True)
+
+
 def main():
     home = tempfile.mkdtemp(prefix="xla-examples-")
     try:
         pivot_pages(home)
+        report_pages(home)
         tool("draw_chart", {"type": "bar", "title": "各区域季度收入", "labels": ["一季度", "二季度", "三季度"],
                             "series": [{"name": "华东", "data": [34.5e6, 39.8e6, 45.2e6]},
                                        {"name": "华南", "data": [30.1e6, 36.7e6, 40.2e6]},
                                        {"name": "华北", "data": [28.5e6, -2.345e6, 37.9e6]}],
-                            "unit": "元", "file_name": "各区域季度收入"}, home)
+                            "unit": "元", "file_name": "各区域季度收入", "scale": 2}, home)
         gw = tool("write_document", GONGWEN, home)
         pages(gw["path"], os.path.join(HERE, "gongwen"), "红头公文")
         mr = tool("write_document", MONTHLY, home)

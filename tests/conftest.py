@@ -83,7 +83,9 @@ def assert_contract(result, limit=20000):
     """The host contract, for any answer: one JSON object with boolean ok; failures are Chinese,
     exit non-zero, the same message on stderr; no traceback; within the output cap."""
     assert not result.timed_out, "tool timed out"
-    assert len(result.stdout) <= limit, "stdout is %d chars" % len(result.stdout)
+    # images are taken out before the output cap (rules.md: the images convention)
+    body = result.text if getattr(result, "images", None) else result.stdout
+    assert len(body) <= limit and not getattr(result, "cut", False), "stdout is %d chars" % len(body)
     assert "Traceback (most recent call last)" not in result.stdout + result.stderr, result.stderr[-2000:]
     import json
     data = json.loads(result.stdout)

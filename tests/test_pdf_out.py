@@ -227,6 +227,60 @@ def test_written_money_columns_print_as_money_and_totals_bold(run, tmp_path):
     assert "Bold" in fonts[total.group(1)] or "<b>合计" in xml, fonts
 
 
+def _ruled_lines(pdf, tmp_path, dpi=150):
+    """(horizontal, vertical) counts of the long straight lines on the PDF's first page: pixel rows
+    / columns holding a run of non-white pixels at least 2 cm long (a border, not a line of text)."""
+    from xlakit.raster import png
+    stem = str(tmp_path / "ruled")
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", "1", "-l", "1", "-png", pdf, stem], check=True)
+    name = next(f for f in os.listdir(str(tmp_path)) if f.startswith("ruled") and f.endswith(".png"))
+    w, h, rgb = png.decode(open(os.path.join(str(tmp_path), name), "rb").read())
+    ink = [[sum(rgb[(y * w + x) * 3:(y * w + x) * 3 + 3]) < 690 for x in range(w)] for y in range(h)]
+    long_run = dpi * 2 / 2.54
+
+    def count(lines):
+        found, last = 0, -5
+        for i, cells in enumerate(lines):
+            run = best = 0
+            for v in cells:
+                run = run + 1 if v else 0
+                best = max(best, run)
+            if best >= long_run:
+                found += i != last + 1
+                last = i
+        return found
+    return count(ink), count([[ink[y][x] for y in range(h)] for x in range(w)])
+
+
+@needs_lo
+def test_written_tables_print_with_thin_borders(run, tmp_path):
+    """Issue 37 item 9: a table write_spreadsheet writes (with or without money columns) and a
+    pivot table print with thin lines around every cell, blank cells too (a rule over the table's
+    columns, not per-cell borders with holes); a derived copy (filter_table) stays plain. Counted
+    on the rendered page."""
+    import zipfile
+    rows = [["部门", "项目", "备注"], ["技术部", "差旅", ""], ["销售部", "招待", "季度"], ["行政部", "", None]]
+    path = str(tmp_path / "清单.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rows}))
+    pdf = str(tmp_path / "清单.pdf")
+    ok(run("convert_document", {"path": path, "out_path": pdf}))
+    (tmp_path / "a").mkdir()
+    assert _ruled_lines(pdf, tmp_path / "a") == (5, 4)           # 4 rows, 3 columns: every cell closed
+    money = [["部门", "类别", "费用金额"], ["技术部", "差旅", 15184], ["销售部", "招待", 1801.93], ["技术部", "招待", 2000.5]]
+    path = str(tmp_path / "费用.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": money}))
+    with zipfile.ZipFile(path) as zf:
+        assert "<conditionalFormatting" in zf.read("xl/worksheets/sheet1.xml").decode()
+    pivot = ok(run("pivot_table", {"path": path, "row": {"column": "部门"}, "col": {"column": "类别"}, "value": "费用金额"}))
+    pdf = str(tmp_path / "透视.pdf")
+    ok(run("convert_document", {"path": pivot["path"], "out_path": pdf}))
+    (tmp_path / "b").mkdir()
+    assert _ruled_lines(pdf, tmp_path / "b") == (5, 5)           # header, 2 departments, 合计; 2 kinds + 合计
+    plain = ok(run("filter_table", {"path": path, "where": [{"column": "费用金额", "op": "gt", "value": 0}]}))
+    with zipfile.ZipFile(plain["path"]) as zf:
+        assert "<conditionalFormatting" not in zf.read("xl/worksheets/sheet1.xml").decode()
+
+
 @needs_lo
 def test_preview_shows_the_first_page_and_layout_facts(run, home):
     """Issue 37 "let the model see what it made": preview=true answers with a PNG of the first page
@@ -247,3 +301,23 @@ def test_preview_shows_the_first_page_and_layout_facts(run, home):
     assert data["preview"]["pages"] == 1 and len(data["images"]) == 1
     assert any("Serif" in f for f in data["preview"]["fonts"])               # the 公文's serif roles, not one sans
     assert sorted(n for n in os.listdir(workspace(home)) if n.startswith("看看")) == ["看看.docx"]
+
+
+@needs_lo
+def test_preview_without_pypdfium2(run, home):
+    """Issue 37: without pypdfium2 the first page still comes as a PNG through poppler's pdftoppm
+    (overflow counted from pdftotext -bbox); without any renderer the answer says why there is no
+    picture and what to install, and still gives the pages and fonts."""
+    import base64
+    from xlakit.raster import png
+    data = ok(run("write_document", {"path": "预览.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"},
+                  extra_env={"XLA_PREVIEW_RENDERER": "pdftoppm"}))
+    facts = data["preview"]
+    assert facts["pages"] == 1 and facts["fonts"] and "note" not in facts and facts["overflow"] == {}
+    w, h, rgb = png.decode(base64.b64decode(data["images"][0]["data"]))
+    assert w == 560 and abs(h / float(w) - 297 / 210.0) < 0.01
+    assert any(sum(rgb[i:i + 3]) < 200 for i in range(0, len(rgb), 3))
+    data = ok(run("write_document", {"path": "预览2.pdf", "preview": True, "text": "# 九月工作报告\n\n本月完成三项任务。"},
+                  extra_env={"XLA_PREVIEW_RENDERER": "none"}))
+    assert "images" not in data and data["preview"]["pages"] == 1 and data["preview"]["fonts"]
+    assert "pypdfium2" in data["preview"]["note"] and "pdftoppm" in data["preview"]["note"]

@@ -464,7 +464,7 @@ def test_gongwen_red_head_signature_and_record(run, home):
     """Issue 37 items 3 and 4 on the PDF: the 发文机关标志 red and centred 35 mm under the top of the
     版心, the 发文字号 centred under it, the red separator line as wide as the 版心 between the
     number and the title; 署名 centred over the 成文日期, the date four characters in from the right,
-    both on the body's last page; the 版记 lines; the page number 7 mm under the 版心."""
+    both on the body's last page; the 版记 at the foot of that page; the page number 7 mm under the 版心."""
     body = "一二三四五六七八九十" * 30
     text = ("# 关于做好2026年度安全生产工作的通知\n\n各区县人民政府，市政府各部门：\n\n## 总体要求\n\n%s\n\n"
             "### 压实责任\n\n%s\n\n## 工作安排\n\n%s" % (body, body, body))
@@ -496,10 +496,32 @@ def test_gongwen_red_head_signature_and_record(run, home):
     assert abs((sig[3] + sig[4]) / 2 - (date[3] + date[4]) / 2) < 2 * MM
     cc = next(l for l in lines if l[5].startswith("抄送"))
     printed = line("2026年3月8日印发")
-    assert cc[0] == printed[0] == date[0] and printed[4] > (210 - 26 - 8) * MM
+    assert cc[0] == printed[0] and printed[4] > (210 - 26 - 8) * MM
+    # the 版记 at the foot of the last page, an even one (封四): the body ends on page 3, so it is
+    # page 4, without a page number (GB/T 9704 7.5); its last line on the 版心's last line (the text
+    # block ends 262 mm from the top)
+    assert date[0] == 3 and data["pages"] == printed[0] == 4 == max(l[0] for l in lines)
+    assert (297 - 35 - 6) * MM < printed[2] <= (297 - 35) * MM, printed[2] / MM
+    assert printed[1] - cc[1] < 12 * MM
     # the page number's line: 7 mm under the 版心 (262 mm from the top)
     numbers = [l for l in lines if re.match(r"^[—–-]\d+[—–-]$", l[5])]
     assert numbers and all(abs(l[1] - (297 - 35 + 7) * MM) < 1 * MM for l in numbers), [l[1] / MM for l in numbers]
+    assert sorted(l[0] for l in numbers) == [1, 2, 3]                  # the 版记 page has none
+    # a body ending on an even page with room: the 版记 at that page's foot, after the date
+    short = {"signature": "××市人民政府", "date": "2026年3月8日", "cc": RED_HEAD["cc"], "printer": RED_HEAD["printer"],
+             "print_date": RED_HEAD["print_date"]}
+    two = ok(run("write_document", {"path": "两页.pdf", "gongwen": short,
+                                    "text": "# 关于做好工作的通知\n\n各部门：\n\n" + "一二三四五六七八九十" * 42}))
+    got = pdf_lines(two["path"])
+    end = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日印发")
+    date2 = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日")
+    assert two["pages"] == end[0] == date2[0] == 2 and (297 - 35 - 6) * MM < end[2] <= (297 - 35) * MM
+    # a one-page notice: the 版记 alone on page 2, unnumbered
+    one = ok(run("write_document", {"path": "一页.pdf", "gongwen": short,
+                                    "text": "# 关于做好工作的通知\n\n各部门：\n\n" + "一二三四五六七八九十" * 20}))
+    got = pdf_lines(one["path"])
+    end = next(l for l in got if l[5].replace(" ", "") == "2026年3月8日印发")
+    assert one["pages"] == end[0] == 2 and not [l for l in got if l[0] == 2 and re.match(r"^[—–-]\d+[—–-]$", l[5])]
     # 签发人 (上行文): the number at the left, 「签发人：姓名」 at the right of the same line
     data = ok(run("write_document", {"path": "请示.pdf", "text": "# 关于申请专项经费的请示\n\n市政府：\n\n特此请示。",
                                      "gongwen": {"issuer": "××市财政局文件", "number": "×财发〔2026〕3号", "signer": "张三"}}))
@@ -507,3 +529,115 @@ def test_gongwen_red_head_signature_and_record(run, home):
     number = next(l for l in lines if "财发" in l[5])
     signer = next(l for l in lines if "签发人" in l[5])
     assert abs(number[1] - signer[1]) < 1 and number[3] < 40 * MM and signer[4] > (210 - 26 - 10) * MM
+
+
+KNOWN_PARAGRAPH = ("本季度公司围绕年度经营目标，统筹推进市场拓展、成本管控和内部管理各项工作，主要经营指标保持平稳增长。"
+                   "营业收入同比增长百分之十二点四，毛利率较上年同期提高一点三个百分点，经营性现金流持续改善。") * 2
+
+
+@needs_lo
+def test_report_spacing_like_a_new_chinese_document(run, home):
+    """Issue 37 item 7: a text of about 1,800 characters (a title, four chapters with a section,
+    two paragraphs and three bullets each) is two A4 pages, as in a new WPS/Word document in
+    Chinese (五号 single lines on the 15.6 pt grid, no space between paragraphs, a two-character
+    first-line indent, compact headings); the old styles made it four. Read from the PDF."""
+    text = "# 2026年第三季度工作总结\n\n"
+    for n, head in enumerate(["总体情况", "重点工作进展", "存在的问题", "下季度工作安排"]):
+        text += "## %s、%s\n\n### （一）主要指标\n\n%s\n\n%s\n\n" % ("一二三四"[n], head, KNOWN_PARAGRAPH, KNOWN_PARAGRAPH)
+        text += "- 完成重点项目验收三项\n- 新签合同额一点二亿元\n- 培训员工四百余人次\n\n"
+    data = ok(run("write_document", {"path": "季度总结.pdf", "text": text}))
+    assert data["pages"] == 2
+    lines = pdf_lines(data["path"])
+    body = [l for l in lines if l[0] == 1 and ("经营" in l[5] or "增长" in l[5]) and l[2] - l[1] < 14]
+    pitches = [round(b[1] - a[1], 1) for a, b in zip(body, body[1:]) if 0 < b[1] - a[1] < 30]
+    assert pitches and all(abs(p - 15.6) < 0.8 for p in pitches), pitches
+    # the first line of a paragraph starts two characters (21 pt) in from the margin, the rest at it
+    starts = sorted(set(round(l[3]) for l in body))
+    assert abs(starts[0] - 1800 / 20.0) < 1.5 and any(abs(s - (1800 / 20.0 + 21)) < 1.5 for s in starts), starts
+    # a chapter heading: 12 pt before it and 6 after, not the old 17/16.5 pt with 2.41-line headings
+    head = next(l for l in lines if l[5].startswith("二、重点工作进展"))
+    above = max(l[2] for l in lines if l[0] == head[0] and l[2] < head[1])
+    assert head[1] - above < 24, head[1] - above
+
+
+def _ink_box(raw):
+    """(x0, y0, x1, y1) of the pixels darker than light grey in a PNG."""
+    from xlakit.raster import png
+    w, h, rgb = png.decode(raw)
+    xs, ys = [], []
+    for y in range(0, h):
+        row = rgb[y * w * 3:(y + 1) * w * 3]
+        dark = [x for x in range(w) if sum(row[x * 3:x * 3 + 3]) < 300]
+        if dark:
+            xs += [dark[0], dark[-1]]
+            ys.append(y)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@needs_lo
+def test_report_chart_at_print_resolution(run, home):
+    """Issue 37 item 10: draw_chart's scale=2 draws the same layout with twice the pixels and says
+    288 dpi, so in a report it keeps its size on the page and prints at about 280 ppi (pdfimages
+    -list on the PDF) instead of about 139."""
+    from xlakit.raster import png
+    spec = {"type": "bar", "title": "各区域季度收入", "labels": ["一季度", "二季度", "三季度"], "unit": "元",
+            "series": [{"name": "华东", "data": [34.5e6, 39.8e6, 45.2e6]}, {"name": "华北", "data": [28.5e6, -2.345e6, 37.9e6]}]}
+    one = ok(run("draw_chart", dict(spec, file_name="收入1")))
+    two = ok(run("draw_chart", dict(spec, file_name="收入2", scale=2)))
+    assert (one["width"], one["height"]) == (800, 500) and (two["width"], two["height"]) == (1600, 1000)
+    raw1, raw2 = open(one["path"], "rb").read(), open(two["path"], "rb").read()
+    assert png.dpi_of(raw1) == 144.0 and png.dpi_of(raw2) == 288.0
+    # the same layout, not a different chart: the ink's box at twice the coordinates
+    box1, box2 = _ink_box(raw1), _ink_box(raw2)
+    assert all(abs(b - 2 * a) <= 4 for a, b in zip(box1, box2)), (box1, box2)
+    data = ok(run("write_document", {"path": "收入报告.pdf", "text": "# 收入报告\n\n![各区域季度收入](charts/收入2.png)\n\n"
+                                     "![各区域季度收入](charts/收入1.png)"}))
+    listing = subprocess.run(["pdfimages", "-list", data["path"]], capture_output=True, check=True).stdout.decode()
+    rows = [l.split() for l in listing.splitlines()[2:] if l.split()[2:3] == ["image"]]
+    ppi = dict((int(r[3]), (float(r[12]), float(r[13]))) for r in rows)
+    assert ppi[1600][0] >= 270 and ppi[800][0] < 150, listing          # ~280 ppi vs ~139 ppi
+    result = run("draw_chart", {"type": "bar", "labels": ["a"], "series": [{"name": "x", "data": [1]}], "scale": 5})
+    assert not result.ok and "scale" in result.error           # the host checks the range from tools.json
+
+
+@needs_lo
+def test_wide_table_in_portrait_turns_its_page(run, home):
+    """Issue 37: a table too wide for a portrait page (nine columns of codes, amounts and dates)
+    gets a landscape section of its own, the text before and after stays portrait, the answer
+    says so; a narrow table stays in portrait without a word. Page sizes from the PDF."""
+    head = "| 序号 | 供应商 | 合同编号 | 采购单位 | 金额（元） | 数量 | 签订日期 | 付款日期 | 备注 |\n|" + "---|" * 9 + "\n"
+    rows = "".join("| %d | 上海宏达建设工程有限公司 | HT-2024-0%04d | 华东区域采购管理中心 | 3,124,500.00 | 138912 | 2024-03-15 "
+                   "| 2024-04-15 | 已完成付款审批 |\n" % (i, 1000 + i) for i in range(12))
+    text = "# 合同台账\n\n前面的说明文字。\n\n" + head + rows + "\n后面的说明文字。\n\n| 区域 | 金额 |\n|---|---|\n| 华东 | 1,200.00 |"
+    data = ok(run("write_document", {"path": "台账.pdf", "text": text, "page_numbers": True}))
+    assert "第 1 个表格有 9 列" in data["message"] and "横向" in data["message"] and "第 2 个表格" not in data["message"]
+    sizes = page_sizes(data["path"])
+    assert [w > h for w, h in sizes] == [False, True, False]
+    lines = pdf_lines(data["path"])
+    pages_of = dict((t, p) for p, _a, _b, _c, _d, t in lines)
+    assert pages_of["前面的说明文字。"] == 1 and pages_of["后面的说明文字。"] == 3
+    words = " ".join(t for p, _a, _b, _c, _d, t in lines if p == 2)
+    assert all("HT-2024-0%04d" % (1000 + i) in words for i in range(12)) and words.count("3,124,500.00") == 12
+    # a docx written the same way carries the same sections
+    ok(run("write_document", {"path": "台账.docx", "text": text}))
+    doc = parts(workspace(home, "台账.docx"))["word/document.xml"].decode()
+    assert doc.count('w:orient="landscape"') == 1 and doc.count("<w:sectPr") == 3
+
+
+@needs_lo
+def test_monthly_report_title_not_in_toc_bold_total_whole(run, home):
+    """The monthly report of examples/: LibreOffice's updated TOC does not list the document title
+    (it lists every outline level from 1 whatever \\o "2-3"; the export keeps the title out), and
+    the bold 合计 row's amount is on one line (bold digits measured a tenth wider)."""
+    text = ("# 9月经营月报\n\n[TOC]\n\n\\newpage\n\n## 一、总体情况\n\n本月收入平稳。\n\n## 二、分区域明细\n\n"
+            "| 区域 | 合同编号 | 收入（元） | 利润（元） | 备注 |\n|---|---|---|---|---|\n"
+            "| 华东区域营销管理中心 | HT-2024-01001 | 18,452,300.00 | 1,204,500.00 | 完成全年目标的 78% |\n"
+            "| 华北区域营销管理中心 | HT-2024-01003 | 9,021,700.00 | -234,500.00 | 开办费用集中发生 |\n"
+            "| 合计 | | 45,213,600.00 | 2,138,300.00 | |\n\n## 三、下月安排\n\n继续控制费用。")
+    data = ok(run("write_document", {"path": "月报.pdf", "text": text, "page_numbers": True}))
+    pages = pdf_pages(data["path"])
+    toc = re.findall(r"^\s*(\S.*?)\s*\.{5,}\s*(\d+)\s*$", pages[0], re.M)
+    assert [t.replace(" ", "") for t, _p in toc] == ["一、总体情况", "二、分区域明细", "三、下月安排"], toc
+    assert [int(p) for _t, p in toc] == [2, 2, 2]
+    lines = pdf_lines(data["path"])
+    assert any("45,213,600.00" in l[5] for l in lines) and any("2,138,300.00" in l[5] for l in lines)

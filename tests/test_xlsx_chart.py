@@ -230,3 +230,31 @@ def test_a_chart_beside_the_table_does_not_shrink_its_print(run, tmp_path):
     assert heights and min(heights) > 9, heights[:5]          # 11 pt text, not 4 pt
     second = subprocess.run(["pdftotext", "-f", "2", "-l", "2", pdf, "-"], capture_output=True).stdout.decode()
     assert "项目名称29" not in second and "金额" in second      # the table on page 1, the chart on page 2
+
+
+@needs_lo
+def test_chart_axes_titled_and_numbered_on_the_printed_page(run, tmp_path):
+    """Issue 37 item 9: a chart's category axis is titled with the category column's name and its
+    value axis with the one series' name, read on LibreOffice's printed chart page; big figures
+    get thousands separators (3,500,000), small ones (rates) keep their cells' format (0.12 is
+    not shown as 0)."""
+    rows = [["区域", "销售额"], ["华东", 3500000], ["华南", 2800000], ["华北", 1950000]]
+    path = str(tmp_path / "销售.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rows, "chart": {"type": "bar", "title": "各区域销售额"}}))
+    with zipfile.ZipFile(path) as zf:
+        chart_xml = zf.read("xl/charts/chart1.xml").decode("utf-8")
+    cat_axis = re.search(r"<c:catAx>.*?</c:catAx>", chart_xml).group(0)
+    assert "<a:t>区域</a:t>" in cat_axis and '<c:numFmt formatCode="#,##0" sourceLinked="0"/>' in chart_xml
+    pdf = str(tmp_path / "销售.pdf")
+    ok(run("convert_document", {"path": path, "out_path": pdf}))
+    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, check=True).stdout.decode()
+    chart_page = [p for p in text.split("\f") if "各区域销售额" in p][0]
+    assert "3,500,000" in chart_page or "3,000,000" in chart_page, chart_page
+    words = [w for line in chart_page.splitlines() for w in line.split()]
+    assert "区域" in words and "销售额" in words                    # both axis titles drawn
+    rates = [["月份", "完成率"], ["1月", 0.82], ["2月", 0.91], ["3月", 0.12]]
+    path = str(tmp_path / "完成率.xlsx")
+    ok(run("write_spreadsheet", {"path": path, "rows": rates, "chart": {"type": "line"}}))
+    with zipfile.ZipFile(path) as zf:
+        chart_xml = zf.read("xl/charts/chart1.xml").decode("utf-8")
+    assert '<c:numFmt formatCode="#,##0"' not in chart_xml and "<a:t>月份</a:t>" in chart_xml

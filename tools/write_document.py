@@ -188,7 +188,8 @@ def _write_pdf(params, text, path):
     it at ``path`` (``pdf_out``): the same pages the docx would print."""
     layout = _layout(params, "overwrite")
     pictures = _pictures(docx_write.parse(text), path)
-    data, blocks = docx_write.new_document(text, layout, pictures)
+    notes = []
+    data, blocks = docx_write.new_document(text, layout, pictures, notes)
     existed = os.path.isfile(path)
     with files.scratch("xla-doc-") as work:
         docx = os.path.join(work, "document.docx")
@@ -202,6 +203,7 @@ def _write_pdf(params, text, path):
         "已覆盖" if existed else "已生成", os.path.basename(path), pages, _written(blocks, counts) or "内容")
     if done["backup"]:
         message += "；原文件已备份到 %s" % done["backup"]
+    message += "".join("；" + n for n in notes)
     out = dict({"path": path, "format": "pdf", "mode": "overwrite", "action": "overwritten" if existed else "created",
                 "pages": done["pages"], "bytes": done["bytes"], "backup": done["backup"],
                 "message": message + "。"}, **counts)
@@ -253,6 +255,7 @@ def _written(blocks, counts):
 
 def _write(params, raw, text, mode, path):
     exists = os.path.isfile(path)
+    notes = []          # what the writer decided for the user (a wide table turned landscape)
     if mode == "append" and exists:
         kind = sniff(path)
         if kind.kind != "docx":
@@ -265,12 +268,12 @@ def _write(params, raw, text, mode, path):
         _layout(params, "append")
         pictures = _pictures(docx_write.parse(text), path)
         with open(path, "rb") as fh:
-            data, blocks = docx_write.append_document(fh.read(), text, pictures)
+            data, blocks = docx_write.append_document(fh.read(), text, pictures, notes)
         action = "appended"
     else:
         layout = _layout(params, "overwrite")
         pictures = _pictures(docx_write.parse(text), path)
-        data, blocks = docx_write.new_document(text, layout, pictures)
+        data, blocks = docx_write.new_document(text, layout, pictures, notes)
         action = "overwritten" if exists else "created"
     checked = {}
 
@@ -291,6 +294,7 @@ def _write(params, raw, text, mode, path):
         message += "；原有内容（图片、表格、页眉页脚等）原样保留"
     if backup:
         message += "；原文件已备份到 %s" % backup
+    message += "".join("；" + n for n in notes)
     out = dict({"path": path, "mode": mode, "action": action, "backup": backup,
                 "total_chars": len(doc.text), "message": message + "。"}, **counts)
     if params.get("preview"):

@@ -7,6 +7,7 @@ part stays as it was.
 """
 from . import docx_layout, docx_media
 
+TITLE_MARK = "_XlaTitle"
 REL_IMAGE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/image"
 
 
@@ -61,6 +62,10 @@ class Extras(object):
 
     def heading_wrap(self, index, runs_xml):
         name = self.marks.get(index)
+        if index == self.title_index and self.toc_entries:
+            # the title a TOC leaves out (\o "2-3"): LibreOffice lists every outline level from 1, so
+            # pdf_out's export macro finds the title by this bookmark and keeps it out of the index
+            name = TITLE_MARK
         if not name:
             return runs_xml
         bid = self.bookmark

@@ -9,7 +9,10 @@ they lack; a table whose content fits is widened in proportion to its content. T
 fixed (``tblLayout fixed``) so Word, WPS and LibreOffice all keep them.
 
 A table that does not fit at the body size is set one size smaller (五号 → 小五, 三号 → 四号)
-before its text columns go below five characters. Rows never split across a page (``cantSplit``), the header row repeats on every page
+before its text columns go below five characters. A table that still does not fit a portrait
+page but fits a landscape one gets a landscape section of its own (``turn_wide_tables``: Word
+users turn that page rather than read a table in 7 pt); one too wide even for landscape goes
+there too, a size smaller, and the answer says it may run past the margin. Rows never split across a page (``cantSplit``), the header row repeats on every page
 (``tblHeader``), numbers are right-aligned as in a finance table and a 合计 row is bold.
 """
 import re
@@ -47,20 +50,33 @@ def is_number(text):
     return bool(_NUMBER.match(text or "")) and any(ch.isdigit() for ch in text)
 
 
-def column_widths(rows, total, em, plain, with_soft=False):
+BOLD = 1.1                  # bold digits and letters are about a tenth wider (DejaVu Serif Bold 0.70 em)
+
+
+def bold_rows(rows, header, plain):
+    """Indexes of the rows drawn bold: the header and the 合计/总计/小计 rows."""
+    return set(n for n, row in enumerate(rows) if (header and n == 0) or (n and _is_total(row, plain)))
+
+
+def _is_total(row, plain):
+    return bool(row) and plain(row[0]).replace(" ", "") in ("合计", "总计", "小计", "总合计", "合计：")
+
+
+def column_widths(rows, total, em, plain, with_soft=False, bold=()):
     """Widths in twips of the table's columns (``total``: the text width, ``em``: the body font
-    size in twips, ``plain``: inline markup to text); ``with_soft``: (widths, True when every text
-    column keeps about five characters a line)."""
+    size in twips, ``plain``: inline markup to text, ``bold``: indexes of bold rows, measured
+    wider); ``with_soft``: (widths, True when every text column keeps about five characters a line)."""
     ncols = max((len(r) for r in rows), default=1)
     natural = [0.0] * ncols
     least = [0.0] * ncols
     hard = [0.0] * ncols
-    for row in rows:
+    for n, row in enumerate(rows):
+        k = BOLD if n in bold else 1.0
         for c in range(ncols):
             cell = plain(row[c]) if c < len(row) else ""
             for line in cell.replace("<br/>", "\n").replace("<br>", "\n").split("\n"):
-                natural[c] = max(natural[c], text_em(line))
-                tokens = [text_em(t) for t in _TOKEN.findall(line)]
+                natural[c] = max(natural[c], text_em(line) * k)
+                tokens = [text_em(t) * k for t in _TOKEN.findall(line)]
                 hard[c] = max([hard[c]] + tokens)
                 least[c] = max([least[c]] + tokens)
                 # a CJK text column keeps about five characters a line (not a name every 3 characters)
@@ -80,6 +96,57 @@ def column_widths(rows, total, em, plain, with_soft=False):
         widths = _fill(_fill(list(hard), soft, total), natural, total)
     widths = [int(round(w)) for w in widths]
     return (widths, roomy) if with_soft else widths
+
+
+def fits(rows, total, em, plain, header=False):
+    """True when the table reads at ``total`` twips wide: every number and code whole and every
+    text column about five characters a line, at the body size or one size smaller."""
+    bold = bold_rows(rows, header, plain)
+    if column_widths(rows, total, em, plain, with_soft=True, bold=bold)[1]:
+        return True
+    smaller = em * (18.0 / 21 if em < 300 else 28.0 / 32)
+    return column_widths(rows, total, smaller, plain, with_soft=True, bold=bold)[1]
+
+
+def turn_wide_tables(blocks, layout, plain, em):
+    """``blocks`` with a landscape section around each table too wide for a portrait page
+    (consecutive such tables share it), and Chinese notes for the answer. A table too wide even
+    for landscape is set there a size smaller, with a note that it may run past the margin. The
+    explicit ``<!-- landscape -->`` / ``<!-- portrait -->`` lines are followed as written."""
+    out, notes = [], []
+    orientation = layout.orientation
+    portrait, landscape = layout.text_size("portrait")[0], layout.text_size("landscape")[0]
+    turned = False
+    tables = 0
+    for block in blocks:
+        if block[0] == "orient":
+            if turned:
+                out.append(("orient", "portrait"))
+                turned = False
+            orientation = block[1]
+        elif block[0] == "table":
+            tables += 1
+            cols = max(len(r) for r in block[1]) if block[1] else 0
+            if orientation == "portrait" and not fits(block[1], portrait, em, plain, block[2]):
+                if not turned:
+                    out.append(("orient", "landscape"))
+                    turned = True
+                notes.append("第 %d 个表格有 %d 列，纵向页面放不下，已自动放到横向页面（单独一节，后面的内容回到纵向）"
+                             % (tables, cols))
+            if not fits(block[1], landscape if (turned or orientation == "landscape") else portrait, em, plain, block[2]):
+                notes.append("第 %d 个表格有 %d 列，横向页面也放不下：已缩小一号字，数字和编号不断开，表格可能超出版心；"
+                             "可以删掉不必要的列，或拆成两张表" % (tables, cols))
+            out.append(block)
+            continue
+        elif turned:
+            out.append(("orient", "portrait"))
+            turned = False
+            if block[0] == "pagebreak":
+                continue            # the section break starts the new page already
+        out.append(block)
+    if turned:
+        out.append(("orient", "portrait"))
+    return out, notes
 
 
 def _fill(widths, goal, total):
@@ -106,10 +173,11 @@ def table_xml(rows, header, styles, para_xml, plain, total=8306, em=210):
     # a table too wide for its text size at the body size is set a size smaller (五号 -> 小五, 三号
     # -> 四号), as a person does in Word, before its text columns shrink below five characters
     size = None
-    widths, roomy = column_widths(rows, total, em, plain, with_soft=True)
+    bold = bold_rows(rows, header, plain)
+    widths, roomy = column_widths(rows, total, em, plain, with_soft=True, bold=bold)
     if not roomy:
         smaller = em * (18.0 / 21 if em < 300 else 28.0 / 32)
-        small_widths, small_roomy = column_widths(rows, total, smaller, plain, with_soft=True)
+        small_widths, small_roomy = column_widths(rows, total, smaller, plain, with_soft=True, bold=bold)
         if small_roomy or sum(small_widths) <= total < sum(widths):
             widths, size = small_widths, int(round(smaller / 10.0))
     border = "".join('<w:%s w:val="single" w:sz="4" w:space="0" w:color="auto"/>' % side
@@ -121,7 +189,7 @@ def table_xml(rows, header, styles, para_xml, plain, total=8306, em=210):
     for n, row in enumerate(rows):
         head = header and n == 0
         # a 合计/总计/小计 row reads as the table's result: bold, like the header
-        total = not head and bool(row) and plain(row[0]).replace(" ", "") in ("合计", "总计", "小计", "总合计", "合计：")
+        total = not head and _is_total(row, plain)
         cells = list(row) + [""] * (ncols - len(row))
         parts.append("<w:tr><w:trPr><w:cantSplit/>%s</w:trPr>" % ("<w:tblHeader/>" if head else ""))
         for c, cell in enumerate(cells):

@@ -364,12 +364,15 @@ def _fonts(font):
 
 
 def heading_style_xml(level, style_id):
+    """A heading: 黑体 bold, single line not snapped to the 15.6 pt line grid (a 16–22 pt line
+    would otherwise take two grid lines), kept with the next paragraph, no first-line indent."""
+    before, after = docx_layout.HEADING_SPACING[level]
     return ('<w:style w:type="paragraph" w:styleId="%s"><w:name w:val="heading %d"/><w:basedOn w:val="Normal"/>'
             '<w:next w:val="Normal"/><w:uiPriority w:val="9"/><w:qFormat/><w:pPr><w:keepNext/><w:keepLines/>'
-            '<w:spacing w:before="%d" w:after="%d" w:line="%s" w:lineRule="auto"/><w:outlineLvl w:val="%d"/></w:pPr>'
+            '<w:snapToGrid w:val="0"/><w:spacing w:before="%d" w:after="%d" w:line="240" w:lineRule="auto"/>'
+            '<w:ind w:firstLineChars="0" w:firstLine="0"/><w:outlineLvl w:val="%d"/></w:pPr>'
             '<w:rPr>%s<w:b/><w:bCs/><w:kern w:val="%d"/><w:sz w:val="%d"/><w:szCs w:val="%d"/></w:rPr></w:style>'
-            % (style_id, level, 340 if level <= 2 else 260, 330 if level <= 2 else 260,
-               "578" if level == 1 else "416", level - 1, _fonts(HEAD_FONT), HEADING_SIZES[level],
+            % (style_id, level, before, after, level - 1, _fonts(HEAD_FONT), HEADING_SIZES[level],
                HEADING_SIZES[level], HEADING_SIZES[level]))
 
 
@@ -390,7 +393,7 @@ def table_style_xml(style_id):
 
 def quote_style_xml(style_id):
     return ('<w:style w:type="paragraph" w:styleId="%s"><w:name w:val="Quote"/><w:basedOn w:val="Normal"/>'
-            '<w:uiPriority w:val="29"/><w:qFormat/><w:pPr><w:ind w:left="420" w:right="420"/></w:pPr>'
+            '<w:uiPriority w:val="29"/><w:qFormat/><w:pPr><w:ind w:left="420" w:right="420" w:firstLineChars="0" w:firstLine="0"/></w:pPr>'
             '<w:rPr><w:i/><w:color w:val="404040"/></w:rPr></w:style>' % style_id)
 
 
@@ -413,10 +416,11 @@ def styles_xml(layout=None):
         heads = "".join(heading_style_xml(n, "Heading%d" % n) for n in range(1, 7))
         defaults = ('<w:docDefaults><w:rPrDefault><w:rPr>%s<w:kern w:val="2"/><w:sz w:val="21"/><w:szCs w:val="21"/>'
                     '<w:lang w:val="en-US" w:eastAsia="zh-CN" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>'
-                    '<w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="360" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
+                    '<w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
                     '</w:docDefaults>' % _fonts(BODY_FONT))
         normal = ('<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/>'
-                  '<w:pPr><w:widowControl w:val="0"/><w:jc w:val="both"/></w:pPr><w:rPr>%s</w:rPr></w:style>'
+                  '<w:pPr><w:widowControl w:val="0"/><w:ind w:firstLineChars="200" w:firstLine="420"/><w:jc w:val="both"/>'
+                  '</w:pPr><w:rPr>%s</w:rPr></w:style>'
                   % _fonts(BODY_FONT))
         extra = extra_styles_xml(text_width)
     return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles %s>%s%s'
@@ -445,14 +449,18 @@ _CT_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml."
 _XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 
-def new_document(text, layout=None, pictures=None):
+def new_document(text, layout=None, pictures=None, notes=None):
     """Bytes of a new .docx holding ``text`` (markdown subset), and its blocks. ``layout``
     (docx_layout.Layout) sets the page, header, page numbers and style; ``pictures`` maps every
-    image path the text names to its docx_media.Picture (loaded and checked by the caller)."""
+    image path the text names to its docx_media.Picture (loaded and checked by the caller);
+    ``notes``, a list, receives Chinese sentences for the answer (a wide table turned landscape)."""
     layout = layout or docx_layout.Layout()
     blocks = parse(text)
     if layout.gongwen:
         blocks = docx_layout.gongwen_numbering(blocks)
+    blocks, turned = docx_tables.turn_wide_tables(blocks, layout, plain, 315 if layout.gongwen else 210)
+    if notes is not None:
+        notes.extend(turned)
     numbering = Numbering()
     extras = docx_extras.Extras(layout, pictures or {}, _x, plain, rel_ids=["rId%d" % n for n in range(1, 10)])
 
@@ -470,7 +478,7 @@ def new_document(text, layout=None, pictures=None):
             refs.append('<w:%sReference w:type="%s" r:id="%s"/>' % (role, kind, rid))
     layout.refs = "".join(refs)
     cell_ppr = ('<w:spacing w:line="240" w:lineRule="auto"/><w:ind w:firstLineChars="0" w:firstLine="0"/>'
-                if layout.gongwen else "")
+                if layout.gongwen else '<w:ind w:firstLineChars="0" w:firstLine="0"/>')
     body = body_xml(blocks, Styles(cell_ppr=cell_ppr), numbering, extras)
     if layout.gongwen and layout.gongwen_parts:
         body = _gongwen_parts(body, layout)
@@ -600,7 +608,7 @@ def _free_id(base, ids):
     return sid
 
 
-def append_document(data, text, pictures=None):
+def append_document(data, text, pictures=None, notes=None):
     """Bytes of the docx ``data`` with ``text`` appended, and its blocks; every other part is kept
     as it is. ``pictures`` as for new_document: new media parts, their relationships and content
     types are added beside the existing ones."""
@@ -663,6 +671,12 @@ def append_document(data, text, pictures=None):
                     list_para=list_para or "ListParagraph", table=table or "TableGrid", quote=quote or "Quote")
     extras, sect_text = _append_extras(blocks, doc_text, prefix, files, base, rels_text, styles_name,
                                        styles_text, ids, changed, pictures or {})
+    if sect_text:
+        # a wide table turns its page as in a new document (the copied section, turned); without a
+        # readable section it stays in the document's orientation, a size smaller
+        blocks, turned = docx_tables.turn_wide_tables(blocks, extras.layout, plain, 210)
+        if notes is not None:
+            notes.extend(turned)
 
     # numbering: new definitions after the existing ones
     numbering = None

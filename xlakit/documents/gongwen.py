@@ -15,7 +15,8 @@ title. 成文日期 four characters in from the right, the 署名 centred over i
 the body and kept on the body's last page (keep-with-next). 版记: 抄送 (四号仿宋, one character in
 on both sides) and 印发机关/印发日期 (one character in from the left and the right) between a
 0.35 mm first and last line and a 0.25 mm line between, as a table floated to the foot of the
-last page's text block.
+last page's text block (in LibreOffice's PDF the export macro puts it there, on an even page:
+``pdf_out``).
 """
 from xml.sax.saxutils import escape
 
@@ -24,6 +25,7 @@ FIELDS = {"issuer": "发文机关标志（如「××市人民政府文件」）"
           "signer": "签发人（上行文）", "signature": "署名（发文机关名称）", "date": "成文日期（如「2025年3月8日」）",
           "cc": "抄送机关（如「市委办公室，市人大常委会办公室。」）", "printer": "印发机关",
           "print_date": "印发日期（如「2025年3月8日印发」）"}
+SPACER = "_XlaRecordSpacer"   # bookmark of the paragraph before the 版记 (pdf_out's export macro)
 CHAR = 320                  # twips: one 三号 character
 _NO_INDENT = '<w:ind w:firstLineChars="0" w:firstLine="0"/>'
 
@@ -118,11 +120,17 @@ def record_xml(params, fonts, width=8845, page_h=16838, bottom=1984):
                '<w:insideV w:val="nil"/></w:tblBorders>')
     row_h = 579
     top = page_h - bottom - row_h * len(rows)
-    return ('<w:tbl><w:tblPr><w:tblpPr w:leftFromText="0" w:rightFromText="0" w:vertAnchor="page" '
+    # the spacer LibreOffice's export grows until the table sits on the text block's last lines
+    # (pdf_out's macro: LibreOffice lays a floating table out inline, after the text); Word and WPS
+    # place the table by tblpY and the spacer stays one twip high
+    spacer = ('<w:p><w:pPr><w:snapToGrid w:val="0"/><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/>%s</w:pPr>'
+              '<w:bookmarkStart w:id="9990" w:name="%s"/><w:bookmarkEnd w:id="9990"/></w:p>' % (_NO_INDENT, SPACER))
+    return spacer + ('<w:tbl><w:tblPr><w:tblpPr w:leftFromText="0" w:rightFromText="0" w:vertAnchor="page" '
             'w:horzAnchor="margin" w:tblpXSpec="center" w:tblpY="%d"/><w:tblW w:w="%d" w:type="dxa"/>'
             '%s<w:tblLayout w:type="fixed"/><w:tblCellMar><w:left w:w="0" w:type="dxa"/>'
             '<w:right w:w="0" w:type="dxa"/></w:tblCellMar></w:tblPr><w:tblGrid><w:gridCol w:w="%d"/></w:tblGrid>%s</w:tbl>'
-            '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/>%s</w:pPr></w:p>'
+            '<w:p><w:pPr><w:snapToGrid w:val="0"/><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/>%s'
+            '<w:rPr><w:sz w:val="2"/><w:szCs w:val="2"/></w:rPr></w:pPr></w:p>'
             % (top, width, borders, width, "".join('<w:tr><w:trPr><w:cantSplit/><w:trHeight w:val="%d" w:hRule="exact"/>'
                                                    '</w:trPr>%s</w:tr>' % (row_h, r) for r in rows), _NO_INDENT))
 

@@ -17,10 +17,24 @@ Text documents (docx, doc, odt, rtf, wps) are not exported by ``--convert-to``: 
 a table of contents exactly as the file stores it (Word writes the page numbers of Word's own
 layout; we write an estimate), so 2 of 8 entries could point one page off. A Basic macro in the
 private profile instead opens the document hidden, updates every index and field (the TOC now
-counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. The macro lives
+counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. LibreOffice
+lists every outline level from 1 whatever the field's ``\o "2-3"``, so the document title (a
+``_XlaTitle`` bookmark, ``docx_extras``) is body text while the indexes update and a heading
+again for the PDF's outline. The macro lives
 in the profile we create (``My Macros`` are trusted without a prompt); ``ooSetupInstCompleted`` in
 the profile's registry keeps LibreOffice from replacing that Basic library with its default on
 first start. Should the macro not produce a PDF (an old LibreOffice), the plain conversion runs.
+
+The same macro puts a 公文's 版记 at the foot of its last page (GB/T 9704-2012 7.4.1): the docx
+floats that table to the page foot (tblpY, which Word and WPS follow) but LibreOffice lays a
+floating table out inline, right after the date. The paragraph before it carries a bookmark
+(``gongwen.SPACER``, not snapped to the line grid); the macro measures where that paragraph sits
+on its page (view cursor, page style's text height less the footer) and gives it the top margin
+that brings the table's last row onto the text block's last line, once, before the export lays
+the pages out. The 版记 belongs on an even page (封四, GB/T 9704-2012 7.4/7.5): when the body ends
+on an odd page, or on an even one without room, the record moves to the next even page (after a
+blank page in the second case), and those pages get a page style without the footer, so they
+carry no page number.
 
 ``XLA_SOFFICE`` (tests): the soffice program to use; ``none`` = behave as if none is installed.
 """
@@ -64,6 +78,12 @@ Sub Export(src As String, dst As String)
   args(0).Name = &quot;Hidden&quot;
   args(0).Value = True
   doc = StarDesktop.loadComponentFromURL(src, &quot;_blank&quot;, 0, args())
+  Dim title As Object
+  If doc.getBookmarks().hasByName(&quot;_XlaTitle&quot;) Then
+    title = doc.getBookmarks().getByName(&quot;_XlaTitle&quot;).getAnchor()
+    level = title.OutlineLevel
+    title.OutlineLevel = 0
+  End If
   idx = doc.getDocumentIndexes()
   For i = 0 To idx.getCount() - 1
     idx.getByIndex(i).update()
@@ -72,6 +92,8 @@ Sub Export(src As String, dst As String)
   For i = 0 To idx.getCount() - 1
     idx.getByIndex(i).update()
   Next i
+  If Not IsNull(title) Then title.OutlineLevel = level
+  PushRecord(doc)
   Dim f(0) As New com.sun.star.beans.PropertyValue
   f(0).Name = &quot;FilterName&quot;
   f(0).Value = &quot;writer_pdf_Export&quot;
@@ -79,6 +101,66 @@ Sub Export(src As String, dst As String)
   doc.close(True)
 Done:
   StarDesktop.terminate()
+End Sub
+
+Sub PushRecord(doc)
+  On Error Goto Out
+  If Not doc.getBookmarks().hasByName(&quot;_XlaRecordSpacer&quot;) Then Exit Sub
+  spacer = doc.getBookmarks().getByName(&quot;_XlaRecordSpacer&quot;).getAnchor()
+  Dim para As Object, tbl As Object, prev As Object
+  en = doc.getText().createEnumeration()
+  Do While en.hasMoreElements()
+    el = en.nextElement()
+    If el.supportsService(&quot;com.sun.star.text.TextTable&quot;) Then
+      If Not IsNull(prev) And Not IsNull(para) Then
+        If EqualUnoObjects(prev, para) Then tbl = el
+      End If
+    ElseIf el.supportsService(&quot;com.sun.star.text.Paragraph&quot;) Then
+      If doc.getText().compareRegionStarts(el, spacer) = 0 Then para = el
+    End If
+    prev = el
+  Loop
+  If IsNull(tbl) Then Exit Sub
+  rows = tbl.getRows()
+  h = 0
+  For k = 0 To rows.getCount() - 1
+    h = h + rows.getByIndex(k).Height
+  Next k
+  vc = doc.getCurrentController().getViewCursor()
+  vc.gotoRange(para.getStart(), False)
+  y = vc.getPosition().Y
+  page = vc.getPage()
+  styles = doc.getStyleFamilies().getByName(&quot;PageStyles&quot;)
+  ps = styles.getByName(vc.PageStyleName)
+  vc.jumpToStartOfPage()
+  top = vc.getPosition().Y
+  full = ps.Height - ps.TopMargin - ps.BottomMargin - h - 70 - 150
+  If ps.FooterIsOn Then full = full - ps.FooterHeight
+  room = full - (y - top)
+  If room &gt; 0 And page Mod 2 = 0 Then
+    para.ParaTopMargin = room
+    Exit Sub
+  End If
+  &apos; the record belongs on an even page: the next page when this one is odd, else after a blank
+  &apos; odd page; those pages carry no page number (a page style without the footer)
+  If Not styles.hasByName(&quot;XlaRecordPage&quot;) Then
+    rp = doc.createInstance(&quot;com.sun.star.style.PageStyle&quot;)
+    styles.insertByName(&quot;XlaRecordPage&quot;, rp)
+    For Each prop In Array(&quot;Width&quot;, &quot;Height&quot;, &quot;LeftMargin&quot;, &quot;RightMargin&quot;, &quot;TopMargin&quot;, &quot;BottomMargin&quot;)
+      rp.setPropertyValue(prop, ps.getPropertyValue(prop))
+    Next prop
+    rp.FooterIsOn = False
+    rp.HeaderIsOn = False
+    rp.FollowStyle = &quot;XlaRecordPage&quot;
+  End If
+  para.PageDescName = &quot;XlaRecordPage&quot;
+  If page Mod 2 = 1 Then
+    para.ParaTopMargin = full
+  Else
+    tbl.BreakType = com.sun.star.style.BreakType.PAGE_BEFORE
+    tbl.TopMargin = full + 35
+  End If
+Out:
 End Sub
 </script:module>
 """

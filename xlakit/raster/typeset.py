@@ -277,6 +277,9 @@ class FontChain(object):
         direction, baseline top/middle/bottom/alphabetic. angle in degrees, counter-clockwise."""
         if not text:
             return
+        k = getattr(canvas, "scale", 1.0)
+        if k != 1.0:            # layout units -> the canvas's pixels (Canvas.scale)
+            x, y, size = x * k, y * k, size * k
         rad = math.radians(angle)
         ca, sa = math.cos(rad), math.sin(rad)
         w = self.width(text, size)

@@ -192,7 +192,21 @@ class ChartRequest(object):
                     and header[v.c1 - 1] not in (None, ""):
                 name_ref, name = Ref(v.c1, first_row - 1, v.c1, first_row - 1), str(header[v.c1 - 1])
             series.append((name_ref, name, v))
-        return Chart(self.kind, self.title, sheet, cats, series)
+        chart = Chart(self.kind, self.title, sheet, cats, series)
+        if header is not None and cats.c1 == cats.c2 and cats.r1 == first_row and cats.c1 - 1 < len(header) \
+                and header[cats.c1 - 1] not in (None, ""):
+            chart.category_title = str(header[cats.c1 - 1])
+        numbers = []
+        for v in vals:
+            for row in sample if v.c1 == v.c2 else ():
+                cell = row[v.c1 - 1] if v.c1 - 1 < len(row) else None
+                number = cell if isinstance(cell, (int, float)) and not isinstance(cell, bool) else (
+                    parse_number(cell) if isinstance(cell, str) else None)
+                if number is not None:
+                    numbers.append(abs(number))
+        if numbers and max(numbers) < 100:
+            chart.value_format = None           # small figures (rates, scores): the cells' own format
+        return chart
 
 
 def find_column(text, what, header):
@@ -223,9 +237,19 @@ def _numeric(rows, c):
     return seen
 
 
+def _axis_title(text, rotated=False):
+    """An axis title in 10 pt, not bold (a value axis's turned to read upwards)."""
+    return ('<c:title><c:tx><c:rich><a:bodyPr%s/><a:lstStyle/><a:p><a:pPr>'
+            '<a:defRPr sz="1000" b="0"/></a:pPr><a:r><a:rPr lang="zh-CN" sz="1000" b="0"/><a:t>%s</a:t></a:r></a:p>'
+            '</c:rich></c:tx><c:overlay val="0"/></c:title>'
+            % (' rot="-5400000" vert="horz"' if rotated else "", opc.xml_text(text)))
+
+
 class Chart(object):
     def __init__(self, kind, title, sheet, categories, series):
         self.kind, self.title, self.sheet, self.categories, self.series = kind, title, sheet, categories, series
+        self.category_title = ""            # the category column's header (部门, 月份): the axis's title
+        self.value_format = "#,##0"         # None: small figures keep the cells' format (0.12, 4.5)
 
     def answer(self):
         """What the tool reports: the ranges, as a person would type them."""
@@ -235,12 +259,19 @@ class Chart(object):
     def _value_title(self):
         """The value axis's title: the one series' name (several series have the legend). The
         axis's numbers are "#,##0" whatever the cells' format: 3,500,000, not 3500000 or
-        3,500,000.00."""
+        3,500,000.00 (``value_format``; figures under 100 keep the cells' format, 0.12 is not 0)."""
         if len(self.series) != 1 or not self.series[0][1]:
             return ""
-        return ('<c:title><c:tx><c:rich><a:bodyPr rot="-5400000" vert="horz"/><a:lstStyle/><a:p><a:pPr>'
-                '<a:defRPr sz="1000" b="0"/></a:pPr><a:r><a:rPr lang="zh-CN" sz="1000" b="0"/><a:t>%s</a:t></a:r></a:p>'
-                '</c:rich></c:tx><c:overlay val="0"/></c:title>' % opc.xml_text(str(self.series[0][1])))
+        return _axis_title(str(self.series[0][1]), rotated=True)
+
+    def _category_title(self):
+        """The category axis's title: the category column's name under the labels."""
+        return _axis_title(self.category_title) if self.category_title else ""
+
+    def _value_numfmt(self):
+        if self.value_format:
+            return '<c:numFmt formatCode="%s" sourceLinked="0"/>' % opc.xml_attr(self.value_format)
+        return '<c:numFmt formatCode="General" sourceLinked="1"/>'
 
     def xml(self):
         s = self.sheet
@@ -281,15 +312,16 @@ class Chart(object):
             plot = '<c:pieChart><c:varyColors val="1"/>%s<c:firstSliceAng val="0"/></c:pieChart>' % body
         if self.kind != "pie":
             plot += ('<c:catAx><c:axId val="50010"/><c:scaling><c:orientation val="minMax"/></c:scaling>'
-                     '<c:delete val="0"/><c:axPos val="b"/><c:numFmt formatCode="General" sourceLinked="1"/>'
+                     '<c:delete val="0"/><c:axPos val="b"/>' + self._category_title() +
+                     '<c:numFmt formatCode="General" sourceLinked="1"/>'
                      '<c:majorTickMark val="out"/><c:minorTickMark val="none"/><c:tickLblPos val="nextTo"/>'
                      '<c:crossAx val="50020"/><c:crosses val="autoZero"/><c:auto val="1"/><c:lblAlgn val="ctr"/>'
                      '<c:lblOffset val="100"/><c:noMultiLvlLbl val="0"/></c:catAx>'
                      '<c:valAx><c:axId val="50020"/><c:scaling><c:orientation val="minMax"/></c:scaling>'
                      '<c:delete val="0"/><c:axPos val="l"/><c:majorGridlines><c:spPr><a:ln w="9525">'
                      '<a:solidFill><a:srgbClr val="D9D9D9"/></a:solidFill></a:ln></c:spPr></c:majorGridlines>'
-                     + self._value_title() +
-                     '<c:numFmt formatCode="#,##0" sourceLinked="0"/><c:majorTickMark val="out"/>'
+                     + self._value_title() + self._value_numfmt() +
+                     '<c:majorTickMark val="out"/>'
                      '<c:minorTickMark val="none"/><c:tickLblPos val="nextTo"/><c:crossAx val="50010"/>'
                      '<c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx>')
         if self.title:
