@@ -331,6 +331,76 @@ def read_windows(path, truths, title):
               100 * min(scores or [0.0])))
 
 
+def warm_engine(work, calls=4):
+    """Issue 36.7: one-page scans read through the MCP server (``xla.py mcp``, one long process
+    keeping the OCR engine warm in ``ocr_service``) call after call, beside the same pages read by
+    new tool processes as the assistant host runs them. Each call reads a different file (the page
+    cache would otherwise answer the repeats). Prints each call's wall seconds, and the service
+    process's memory after the calls (it is what stays resident)."""
+    pictures = []
+    rnd = random.Random(7)
+    for i in range(calls):
+        img, _truth = make_fixtures.text_page(["通知（%d）" % (i + 1)] + rnd.sample(POOL, 6))
+        path = os.path.join(work, "warm-%d.pdf" % i)
+        with open(path, "wb") as fh:
+            fh.write(make_fixtures.pdf([(make_fixtures.encoded(img), img.size, None)], dpi=DPI))
+        pictures.append(path)
+    home = tempfile.mkdtemp(prefix="bench-ocr-home-", dir=work)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": home}
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "xla.py"), "mcp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+    def request(msg_id, method, params):
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params},
+                                     ensure_ascii=False) + "\n").encode("utf-8"))
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    print("\n常驻引擎（MCP 服务器，issue 36.7）：%d 个一页扫描件，每次调用读一个不同的文件" % calls)
+    request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                              "clientInfo": {"name": "bench", "version": "0"}})
+    served = []
+    for i, path in enumerate(pictures):
+        started = time.monotonic()
+        answer = request(i + 1, "tools/call", {"name": "read_document", "arguments": {"path": path}})
+        wall = time.monotonic() - started
+        data = json.loads(answer["result"]["content"][0]["text"])
+        served.append(wall)
+        print("  MCP 第 %d 次：%.2f 秒%s" % (i + 1, wall, "（常驻引擎）" if (data.get("ocr") or {}).get("warm_engine") else ""))
+    rss = _service_rss(proc.pid)
+    proc.stdin.close()
+    proc.wait(30)
+    direct = []
+    for i, path in enumerate(pictures):
+        data, wall, cpu, _rss = ours(path)
+        direct.append(wall)
+    print("  MCP：第一次 %.2f 秒，之后平均 %.2f 秒；每次新进程（主机直接运行）：平均 %.2f 秒；常驻引擎进程内存 %s" % (
+        served[0], sum(served[1:]) / max(1, len(served) - 1), sum(direct) / len(direct),
+        "%.0f MiB" % rss if rss else "未知"))
+
+
+def _service_rss(server_pid):
+    """Resident MiB of the server's OCR service process (Linux /proc), or None."""
+    try:
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            with open("/proc/%s/stat" % pid) as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) != server_pid:
+                continue
+            with open("/proc/%s/cmdline" % pid, "rb") as fh:
+                if b"ocr_service" not in fh.read():
+                    continue
+            with open("/proc/%s/status" % pid) as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def main(argv):
     quick = "--quick" in argv
     count = int(argv[argv.index("--scan") + 1]) if "--scan" in argv else (6 if quick else 30)
@@ -370,6 +440,7 @@ def main(argv):
         if count:
             long_scan(pages, count, work)
             clean_scan(count, work)
+        warm_engine(work, 3 if quick else 6)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print("结束时负载 %.1f" % load)
     finally:
