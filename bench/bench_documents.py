@@ -416,6 +416,16 @@ def coverage(ours, theirs, limit=20000):
     return sum(block.size for block in matcher.get_matching_blocks()) / float(len(b))
 
 
+def same_letters(ours, theirs, limit=20000):
+    """How much of the peer's text ours holds regardless of order (character counts): low only
+    when characters are missing or wrong, not when a table or a chart's labels come in another
+    order."""
+    import collections
+    a, b = collections.Counter(_norm(ours)[:2 * limit]), collections.Counter(_norm(theirs)[:limit])
+    total = sum(b.values())
+    return 1.0 if not total else sum(min(a[c], n) for c, n in b.items()) / float(total)
+
+
 def _lo_texts(paths, out):
     """LibreOffice's plain text of each file (one soffice run for all), by path."""
     os.makedirs(out, exist_ok=True)
@@ -437,7 +447,9 @@ def peer_scores(pdf_dirs, office_dirs, pages=20):
     wrong, a peer right" means: the peers agree with each other (similarity >= 0.9, whitespace
     ignored; one peer agrees with itself) and ours shows less than 90 % of what the closest peer
     shows (``coverage``: our extra text, such as headers and footers LibreOffice's plain text leaves
-    out, is not counted against us), or ours joins words every peer keeps apart (3 or more).
+    out, is not counted against us) and less than 95 % of its characters in any order
+    (``same_letters``: a table read row by row where a peer reads column by column is not
+    wrong text), or ours joins words every peer keeps apart (3 or more).
     Each such file is listed with its numbers."""
     from xlakit import documents
     import logging
@@ -500,10 +512,11 @@ def peer_scores(pdf_dirs, office_dirs, pages=20):
             covers.append(covered)
             lost = set.intersection(*[joined_words(ours, got[n]) for n in names])
             joined += 1 if lost else 0
-            if (peer_agree >= 0.9 and covered < 0.9) or len(lost) >= 3:
+            letters = max(same_letters(ours, got[n]) for n in names)
+            if (peer_agree >= 0.9 and covered < 0.9 and letters < 0.95) or len(lost) >= 3:
                 wrong += 1
-                listed.append((fmt, path, "覆盖同行文字 %.2f，一致度 %.2f（同行之间 %.2f）%s" % (
-                    covered, mine, peer_agree, "，连词 %d 个：%s" % (len(lost), "、".join(sorted(lost)[:4])) if lost else "")))
+                listed.append((fmt, path, "覆盖同行文字 %.2f（不计顺序 %.2f），一致度 %.2f（同行之间 %.2f）%s" % (
+                    covered, letters, mine, peer_agree, "，连词 %d 个：%s" % (len(lost), "、".join(sorted(lost)[:4])) if lost else "")))
         row(fmt, len(paths), read, " / ".join(sorted(set(k for g in peers.values() for k in g))) or "—",
             "%.3f" % statistics.median(sims) if sims else "—", "%.3f" % statistics.median(covers) if covers else "—",
             "%.3f" % statistics.median(between) if between else "—", joined, wrong)
