@@ -26,6 +26,11 @@
   text and of pypdf's plain text, overall and for files with CJK CID fonts without a ToUnicode
   map; pages put in column order; text-less pages by what they hold. ``--pdfs-only`` skips the rest.
 
+- ``--peers pdf:DIR ... doc:DIR ... [--pdfminer DIR]``: per format (pdf, doc, docx, wpd), ours
+  beside pdftotext and pdfminer.six (PDF) or LibreOffice and antiword (Word) on public corpora:
+  files, read, median agreement with the peers, how many files join words every peer keeps apart,
+  and the files where ours is wrong while the peers agree (each listed with why).
+
 - ``--wrong [--pdfminer DIR]``: issue 36's fixtures (contents page, fake bold, glyph-number fonts,
   predefined CJK CMaps, spacing accents, ODF numbering, ruby, cross-references): the similarity to each
   file's true text of what we, pdftotext, pdfminer.six (pip-installed into DIR for the comparison
@@ -384,6 +389,153 @@ def wrong_text_scores():
     print("%d 个文件里，同行读得比我们对的：%d 个" % (len(TRUTHS), worse))
 
 
+WORD = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+
+
+def joined_words(ours, theirs):
+    """Words of ``ours`` (5+ letters) that ``theirs`` shows as two or three consecutive words
+    ("doctorsandinstitutions"): lost word gaps."""
+    words = WORD.findall(theirs)
+    seen = set(w.lower() for w in words)
+    pairs = set()
+    for i in range(len(words)):
+        for n in (2, 3):
+            if i + n <= len(words):
+                pairs.add("".join(words[i:i + n]).lower())
+    return set(w for w in WORD.findall(ours) if len(w) >= 5 and w.lower() not in seen and w.lower() in pairs)
+
+
+def coverage(ours, theirs, limit=20000):
+    """How much of the peer's text (whitespace-free) ours shows, in order: extra text of ours
+    (headers and footers, notes, ruby a peer leaves out) costs nothing, text it lacks or gets
+    wrong does."""
+    a, b = _norm(ours)[:2 * limit], _norm(theirs)[:limit]
+    if not b:
+        return 1.0
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / float(len(b))
+
+
+def same_letters(ours, theirs, limit=20000):
+    """How much of the peer's text ours holds regardless of order (character counts): low only
+    when characters are missing or wrong, not when a table or a chart's labels come in another
+    order."""
+    import collections
+    a, b = collections.Counter(_norm(ours)[:2 * limit]), collections.Counter(_norm(theirs)[:limit])
+    total = sum(b.values())
+    return 1.0 if not total else sum(min(a[c], n) for c, n in b.items()) / float(total)
+
+
+def _lo_texts(paths, out):
+    """LibreOffice's plain text of each file (one soffice run for all), by path."""
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["soffice", "--headless", "--convert-to", "txt:Text (encoded):UTF8", "--outdir", out] + paths,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+    texts = {}
+    for path in paths:
+        txt = os.path.join(out, os.path.splitext(os.path.basename(path))[0] + ".txt")
+        if os.path.exists(txt):
+            with open(txt, encoding="utf-8-sig", errors="replace") as fh:
+                texts[path] = fh.read()
+    return texts
+
+
+def peer_scores(pdf_dirs, office_dirs, pages=20):
+    """Issue 36: per format, our text beside the peers' on public corpora, and the files where ours
+    is wrong and a peer is right. PDFs: pdftotext and pdfminer.six (``--pdfminer DIR``); Word
+    files (.doc, .docx, .wpd): LibreOffice (and antiword for .doc). Without a true text, "ours
+    wrong, a peer right" means: the peers agree with each other (similarity >= 0.9, whitespace
+    ignored; one peer agrees with itself) and ours shows less than 90 % of what the closest peer
+    shows (``coverage``: our extra text, such as headers and footers LibreOffice's plain text leaves
+    out, is not counted against us) and less than 95 % of its characters in any order
+    (``same_letters``: a table read row by row where a peer reads column by column is not
+    wrong text), or ours joins words every peer keeps apart (3 or more).
+    Each such file is listed with its numbers."""
+    from xlakit import documents
+    import logging
+    import statistics
+    logging.disable(logging.CRITICAL)
+    groups = {}
+    for folder in pdf_dirs:
+        groups.setdefault("pdf", []).extend(sorted(glob.glob(os.path.join(folder, "**", "*.pdf"), recursive=True)))
+    for folder in office_dirs:
+        for ext in ("doc", "docx", "wpd"):
+            groups.setdefault(ext, []).extend(sorted(glob.glob(os.path.join(folder, "*." + ext))))
+    print("| 格式 | 文件 | 我们读出 | 同行 | 与同行一致度中位数 | 覆盖同行文字中位数 | 同行之间 | 我们连词的文件 | 我们错、同行对 |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    listed = []
+    for fmt, paths in groups.items():
+        if not paths:
+            continue
+        peers = {}
+        if fmt == "pdf":
+            for path in paths:
+                got = {}
+                if shutil.which("pdftotext"):
+                    got["pdftotext"] = subprocess.run(["pdftotext", "-l", str(pages), path, "-"], capture_output=True,
+                                                      timeout=120).stdout.decode("utf-8", "replace")
+                miner = _pdfminer_pages(path, pages)
+                if miner is not None:
+                    got["pdfminer"] = miner
+                peers[path] = got
+        else:
+            lo = _lo_texts(paths, os.path.join(DATA, "peers_" + fmt)) if shutil.which("soffice") else {}
+            for path in paths:
+                got = {"LibreOffice": lo[path]} if path in lo else {}
+                if fmt == "doc" and shutil.which("antiword"):
+                    got["antiword"] = timed(["antiword", "-m", "UTF-8.txt", path])[1]
+                peers[path] = got
+        read, sims, covers, between, joined, wrong = 0, [], [], [], 0, 0
+        for path in paths:
+            try:
+                ours = documents.read(path, stop_at=400000).text
+                if fmt == "pdf":            # the peers read the first ``pages`` pages
+                    ours = ours.split("【第 %d 页】" % (pages + 1))[0]
+                read += 1
+            except Exception:  # noqa: BLE001 - refused or failed: no text to compare
+                ours = None
+            got = {k: v for k, v in peers[path].items() if _norm(v or "")}
+            if not got:
+                continue
+            names = sorted(got)
+            peer_agree = agreement(got[names[0]], got[names[1]]) if len(names) > 1 else 1.0
+            if len(names) > 1:
+                between.append(peer_agree)
+            if ours is None:
+                if peer_agree >= 0.9:
+                    wrong += 1
+                    listed.append((fmt, path, "我们没有读出，同行读出"))
+                continue
+            mine = max(agreement(ours, got[n]) for n in names)
+            covered = max(coverage(ours, got[n]) for n in names)
+            sims.append(mine)
+            covers.append(covered)
+            lost = set.intersection(*[joined_words(ours, got[n]) for n in names])
+            joined += 1 if lost else 0
+            letters = max(same_letters(ours, got[n]) for n in names)
+            if (peer_agree >= 0.9 and covered < 0.9 and letters < 0.95) or len(lost) >= 3:
+                wrong += 1
+                listed.append((fmt, path, "覆盖同行文字 %.2f（不计顺序 %.2f），一致度 %.2f（同行之间 %.2f）%s" % (
+                    covered, letters, mine, peer_agree, "，连词 %d 个：%s" % (len(lost), "、".join(sorted(lost)[:4])) if lost else "")))
+        row(fmt, len(paths), read, " / ".join(sorted(set(k for g in peers.values() for k in g))) or "—",
+            "%.3f" % statistics.median(sims) if sims else "—", "%.3f" % statistics.median(covers) if covers else "—",
+            "%.3f" % statistics.median(between) if between else "—", joined, wrong)
+    print()
+    for fmt, path, why in listed:
+        print("- %s %s：%s" % (fmt, os.path.relpath(path, os.path.dirname(os.path.dirname(path))), why))
+
+
+def _pdfminer_pages(path, pages):
+    try:
+        from pdfminer.high_level import extract_text
+    except ImportError:
+        return None
+    try:
+        return extract_text(path, maxpages=pages)
+    except Exception:  # noqa: BLE001 - a peer's failure is a result, not ours
+        return ""
+
+
 def row(*cells):
     print("| " + " | ".join(str(c) for c in cells) + " |")
 
@@ -399,10 +551,17 @@ def main():
     parser.add_argument("--pdfs-only", action="store_true", help="only the --pdfs score")
     parser.add_argument("--wrong", action="store_true",
                         help="issue 36's files: ours beside pdftotext / pdfminer / LibreOffice, then stop")
-    parser.add_argument("--pdfminer", help="a folder pdfminer.six was pip-installed into (for --wrong)")
+    parser.add_argument("--pdfminer", help="a folder pdfminer.six was pip-installed into (for --wrong, --peers)")
+    parser.add_argument("--peers", nargs="+", metavar="DIR",
+                        help="folders of PDFs (pdf:DIR) and Word files (doc:DIR): ours beside pdftotext / pdfminer / "
+                             "LibreOffice per format, files where ours is wrong and a peer right; then stop")
     args = parser.parse_args()
     if args.pdfminer:
         sys.path.append(args.pdfminer)
+    if args.peers:
+        peer_scores([d[4:] for d in args.peers if d.startswith("pdf:")],
+                    [d[4:] for d in args.peers if d.startswith("doc:")])
+        return
     if args.wrong:
         wrong_text_scores()
         return

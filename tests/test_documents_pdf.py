@@ -164,3 +164,27 @@ def test_a_text_layer_that_reads_as_garbage_is_not_shown_as_right(run):
     for name in ("cidfonts.pdf", "cjk_cmaps.pdf", "accents.pdf", "glyphs_chinese.pdf", "report.pdf", "toc.pdf"):
         other = read(run, os.path.join(DOCS, name))
         assert not any("乱码" in w for w in other.get("warnings", [])), name
+
+
+def test_word_gaps_pypdf_loses_are_spaces_again(run):
+    """Issue 36.4 (pdfplumber's issue-598 sample, an IRS form among pdfminer's): a Type0 font with
+    no space glyph spaced by TJ offsets (English in a Chinese PDF), a form drawn row by row across
+    two columns, table cells drawn right to left. pypdf read "doctorsandinstitutions",
+    "amountincome", "ScribbleSmooth"; now the words stay apart and the columns come in order."""
+    lines = read(run, os.path.join(DOCS, "word_gaps.pdf"))["text"].split("\n")
+    assert lines[:2] == ["【第 1 页】", "人工智能帮助 doctors and institutions"]
+    assert "income is from sources outside the" in lines and "treaty, do not include the amount" in lines
+    assert "Straight Scribble" in lines and "Smooth Scribble" in lines
+    assert lines.index("United States. If you are a resident") < lines.index("treaty, do not include the amount")
+
+
+def test_pieces_of_one_line_that_do_not_touch_are_spaced():
+    from xlakit.documents.pdf_text import _spaced
+    cell = [("Handgun", (151.2, 534.7), 0.7, 5.76, None), ("", (151.2, 534.7), 0.7, 69.1, None),
+            ("Long", (199.0, 534.7), 0.7, 5.76, None)]
+    assert _spaced(cell) == ("Handgun Long", 1)
+    back = [("Straight", (430, 620), 1, 12, None), ("Smooth", (89, 620), 1, 12, None)]
+    assert _spaced(back)[0] == "Straight Smooth"
+    touching = [("Scrib", (100, 500), 1, 10, None), ("ble", (127.5, 500), 1, 10, None),
+                ("安徽", (100, 480), 1, 10, None), ("省", (120, 480), 1, 10, None)]
+    assert _spaced(touching) == ("Scribble安徽省", 0)

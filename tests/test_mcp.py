@@ -341,13 +341,14 @@ def test_sdk_cancelling_a_call_kills_the_child_tree(tmp_path, home):
 class Raw:
     """The server on a pipe; every stdout line is checked to be a JSON-RPC message."""
 
-    def __init__(self, home, root=None, poll=None):
+    def __init__(self, home, root=None, poll=None, env=None):
         cmd = [sys.executable, XLA, "mcp"] + (["--root", root] if root else []) + \
             (["--poll", str(poll)] if poll else [])
         self.err_path = os.path.join(str(home), "server-stderr.log")
         self.err = open(self.err_path, "wb")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                     env={"HOME": str(home), "PATH": os.environ.get("PATH", os.defpath)})
+                                     env=dict({"HOME": str(home), "PATH": os.environ.get("PATH", os.defpath)},
+                                              **(env or {})))
         self.messages = queue.Queue()
         self.other = []
         self.lines = []

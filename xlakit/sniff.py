@@ -18,6 +18,7 @@ standard library.
                                                  ``base`` is then "doc"/"xls")
     epub                                        zip packages, by their mimetype
     pdf rtf html mhtml xml wordml text empty    by their first bytes (wordml: Word 2003 XML)
+    wpd                                         WordPerfect 5.x and later documents ("\xffWPC")
     zip gzip rar 7z png jpeg gif bmp tiff webp
     unknown
 
@@ -51,7 +52,7 @@ LABELS = {
     "wordml": "Word 2003 XML 文档（WordML）", "epub": "EPUB 电子书", "text": "纯文本", "empty": "空文件",
     "zip": "zip 压缩包", "gzip": "gzip 压缩包", "rar": "RAR 压缩包", "7z": "7z 压缩包",
     "png": "PNG 图片", "jpeg": "JPEG 图片", "gif": "GIF 图片", "bmp": "BMP 图片", "tiff": "TIFF 图片",
-    "webp": "WebP 图片", "unknown": "无法识别的二进制数据",
+    "webp": "WebP 图片", "wpd": "WordPerfect 文档（.wpd）", "unknown": "无法识别的二进制数据",
 }
 
 
@@ -139,6 +140,12 @@ def _sniff_magic(head, size):
         return Kind("bmp")
     if head[:4] in (b"\x09\x04\x06\x00", b"\x09\x02\x06\x00", b"\x09\x00\x04\x00"):
         return Kind("xls", "Excel 2.x–4.0 老格式工作表（不是 OLE 复合文件）", mime="application/vnd.ms-excel.biff4")
+    if head[:4] == b"\xffWPC" and len(head) >= 16:
+        # WordPerfect 5.x-X9 (and other WordPerfect Corel products): product 1 = WordPerfect,
+        # file type 10 = a document; a non-zero key at 12 means a password.
+        if head[8] == 1 and head[9] == 10:
+            return Kind("wpd", encrypted=head[12:14] != b"\x00\x00")
+        return Kind("unknown", "WordPerfect 的其他文件（不是文档：类型 %d/%d）" % (head[8], head[9]))
     if head[:2] in (b"\x9b\xa5", b"\xdb\xa5") and len(head) >= 128:
         return Kind("doc", "Word 1.0/2.0 老格式文档（不是 OLE 复合文件）", base="doc")
     stripped = head.lstrip(b"\xef\xbb\xbf\r\n\t ")

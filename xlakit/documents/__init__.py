@@ -25,7 +25,7 @@ from .base import Builder, Document, Enough
 from . import ocr as _ocr
 from . import ocr_pictures as _ocr_pictures
 
-CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "ppt", "wordml", "epub", "rtf", "html", "image", "text")
+CONVERTERS = ("docx", "odt", "doc", "pdf", "pptx", "ppt", "wordml", "epub", "rtf", "html", "image", "text", "via_office")
 
 # Kinds no converter takes, with the advice that fits them.
 OTHER_TOOLS = {

@@ -20,8 +20,9 @@ piece table in the WordDocument stream itself and store every character as one 8
 a double-byte pair) in the code page of the document's language (``lid``: 0x0804 -> GBK, 0x0404
 -> Big5, 0x0419 -> cp1251 ...; a Mac file in Mac Roman; an English id, which English Word wrote
 over Russian or Chinese text too, lets ``xlakit.text`` score the bytes): read the same way, with
-paragraphs and cell marks but without the Word 97 paragraph properties (no headings). Only
-Word 2.0 and earlier stay refused.
+paragraphs and cell marks but without the Word 97 paragraph properties (no headings). Word 2.0
+and earlier are read through LibreOffice (``via_office``), or the error says which program
+opens them.
 """
 import bisect
 import re
@@ -37,6 +38,10 @@ ENCRYPTED = ("这个 Word 文档已加密（设置了打开密码），无法读
              "去掉密码（文件 → 信息 → 保护文档 → 用密码加密，清空）后另存一份再试")
 OLD_WORD = ("这是 Word 2.0 或更早版本的文档（FIB 版本 %d），格式太旧无法直接读取。"
             "请用 Word/WPS 打开后另存为 .docx 再试")
+
+class OldWord(FormatError):
+    """A Word 2.0 or older FIB inside an OLE file: read through LibreOffice (``via_office``)."""
+
 
 # Word 6/95: the document language (FIB lid) -> the code page its 8-bit text is in
 LID_CODEPAGES = {0x0804: "gbk", 0x1004: "gbk", 0x0404: "cp950", 0x0C04: "cp950", 0x1404: "cp950",
@@ -385,7 +390,7 @@ def _read_streams(ole):
         if fib.ident != 0xA5EC and fib.nfib >= 0xC1 and not fib.old:
             raise FormatError("Word 文档的文件头（FIB）无法识别，文件可能已损坏。请用 Word/WPS 打开后另存一份再试")
         if fib.old:
-            raise FormatError(OLD_WORD % fib.nfib)
+            raise OldWord(OLD_WORD % fib.nfib)
         if fib.encrypted or fib.obfuscated:
             raise FormatError(ENCRYPTED)
         if fib.word95:
@@ -398,8 +403,15 @@ def _read_streams(ole):
 
 def convert(path, kind, out, deadline=None):
     if "worddocument" not in kind.names and not kind.damaged:
-        raise FormatError("这是 Word 2.0 或更早版本的文档，格式太旧无法直接读取。请用 Word/WPS 打开后另存为 .docx 再试")
-    wd, table, fib = read_streams(path)
+        from . import via_office         # Word for Windows 1.0/2.0: not an OLE file at all
+        via_office.read(path, "word2", out, deadline)
+        return
+    try:
+        wd, table, fib = read_streams(path)
+    except OldWord:
+        from . import via_office
+        via_office.read(path, "word2", out, deadline)
+        return
     if fib.word95:
         _word95(wd, fib, out, deadline)
         return

@@ -27,10 +27,15 @@ Budget: a page costs one to a few seconds. ``Reader.can_start`` refuses to start
 it cannot finish before the deadline (it measures its own pages), so a long scan is read window
 by window: the caller says where to continue (``next_page``).
 
+Warm engine: under the MCP server (one long process) the pictures go to the server's
+``ocr_service`` process, whose engine stays loaded between calls (``Reader.load``); the steps,
+the threads and the budget stay the same, only the models run there.
+
 Output goes through ``ocr_layout``: paragraphs and columns in reading order, grids as Markdown
 tables, unsure lines marked ``〔?…〕``; each page's mean confidence is reported.
 """
 import os
+import threading
 import time
 
 from ..errors import FormatError, what_broke
@@ -46,6 +51,7 @@ DET_SIDE = 1280           # text lines are found on a copy at most this big, the
 REC_BATCH = 1             # lines recognised per model run (see load)
 MIN_CONFIDENCE = 0.6      # a page whose lines average less is noise (a photo, a blank sheet)
 MODES = ("auto", "off", "force")
+REMOTE = "remote"         # Reader.engine when the host's warm engine reads the pictures
 
 
 class Missing(FormatError):
@@ -130,6 +136,9 @@ class Reader(object):
         self.confidences = {}        # page label -> mean confidence
         self.staged = False          # the engine can be run step by step (ocr_turn.staged)
         self.pending = None          # (key, Ahead): the next picture, being detected on a thread
+        self.remote = None           # ocr_service.Client: the host's warm engine reads our pictures
+        self.remote_tried = False
+        self._loading = threading.Lock()
 
     @classmethod
     def get(cls, deadline=None):
@@ -140,9 +149,36 @@ class Reader(object):
 
     # -- engine -----------------------------------------------------------------------------
     def load(self):
-        """Import (installing when there is time) and start the engine; raises Missing."""
-        if self.engine is not None:
-            return self.engine
+        """Import (installing when there is time) and start the engine; raises Missing. Under a
+        host that keeps a warm engine (the MCP server: ``ocr_service``) the pictures go there and
+        nothing is loaded here; ``engine`` is then :data:`REMOTE`."""
+        with self._loading:
+            if self.engine is None and not self.remote_tried:
+                self.remote_tried = True
+                self._connect()
+            if self.engine is not None:
+                return self.engine
+            return self._load()
+
+    def _connect(self):
+        from . import ocr_service
+        client = ocr_service.Client.from_env()
+        if client is None:
+            return
+        try:
+            client.hello()
+        except ocr_service.Unavailable:
+            return
+        self.remote, self.engine = client, REMOTE
+
+    def _go_local(self):
+        """The warm engine stopped answering (the service ended): this run loads its own."""
+        with self._loading:
+            if self.engine is REMOTE:
+                self.remote, self.engine = None, None
+        return self.load()
+
+    def _load(self):
         boot = _boot()
         if not boot.group_ready(GROUP):
             left = self.deadline.remaining() if self.deadline is not None else 600.0
@@ -202,6 +238,16 @@ class Reader(object):
         engine = self.load()
         started = time.monotonic()
         image = prepare(image)
+        if engine is REMOTE:
+            from .ocr_service import Unavailable
+            found = _Found(image.size, None)
+            found.image = image
+            try:
+                found.handle = self.remote.detect(image)
+                found.seconds = time.monotonic() - started
+                return found
+            except Unavailable:
+                engine = self._go_local()
         import numpy
         found = _Found(image.size, numpy.asarray(image)[:, :, ::-1].copy())    # RGB -> the BGR OpenCV expects
         if self.staged:
@@ -218,10 +264,15 @@ class Reader(object):
 
     def recognise(self, found):
         """A ``_Found`` -> [ocr_layout.Line]: every text line the engine read, any order."""
-        engine = self.load()
+        self.load()
         started = time.monotonic()
         try:
-            result, seen = self._recognise(engine, found)
+            if found.handle is not None:
+                lines = self._recognise_remote(found)
+                if lines is not None:
+                    return lines
+                found = self.detect(found.image)        # the service is gone: this page here
+            result, seen = self._recognise(self.load(), found)
         finally:
             # What the page cost the reading thread: its detection (or the wait for the thread
             # that detected it ahead) and its recognition. The first page of a run is always
@@ -234,6 +285,15 @@ class Reader(object):
         if angle:       # scanned sideways or upside down: the lines read right, their places are turned
             boxes = ocr_turn.turn_quads(boxes, angle, found.size[0], found.size[1])
         return [ocr_layout.Line(b, t, s) for b, t, s in zip(boxes, texts, scores) if _plausible(t, s)]
+
+    def _recognise_remote(self, found):
+        """The warm engine's lines for a picture it detected; None when it stopped answering."""
+        from .ocr_service import Unavailable
+        try:
+            return [ocr_layout.Line(q, t, s) for q, t, s in self.remote.recognise(found.handle)]
+        except (Unavailable, AttributeError):
+            self._go_local()
+            return None
 
     def _recognise(self, engine, found):
         """The engine's own steps after detection (RapidOCR.__call__ / run_ocr_steps), keeping the
@@ -319,6 +379,7 @@ class _Found(object):
     def __init__(self, size, ori):
         self.size, self.ori = size, ori
         self.record, self.crops, self.det = None, None, None
+        self.handle, self.image = None, None     # detected by the warm engine (ocr_service)
         self.seconds = 0.0           # the detection's own time (on whichever thread)
         self.waited = 0.0            # how long the reading thread spent on it (or waiting for it)
 
@@ -443,5 +504,8 @@ def summary():
     reader = Reader._shared
     if reader is None or not reader.seconds:
         return None
-    return {"engine": "RapidOCR (PP-OCR)", "pages_read": len(reader.seconds),
-            "seconds": round(sum(reader.seconds), 1), "confidence": dict(reader.confidences)}
+    answer = {"engine": "RapidOCR (PP-OCR)", "pages_read": len(reader.seconds),
+              "seconds": round(sum(reader.seconds), 1), "confidence": dict(reader.confidences)}
+    if reader.remote is not None:
+        answer["warm_engine"] = True     # read by the host's engine, loaded before this call
+    return answer

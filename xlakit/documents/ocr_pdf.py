@@ -23,6 +23,8 @@ from .pdf_bomb import check_page
 RENDER_DPI = 200
 MIN_DPI = 50              # a page picture below this cannot hold legible text (a placeholder)
 MATCH = 0.5               # text layer vs OCR similarity below which the layer is called wrong
+THUMB = 100.0             # px: width of the thumbnails that check pypdf's picture against pdfium's page
+THUMB_DIFF = 32.0         # mean grey difference (0..255) past which pypdf's picture is not the page
 
 
 LEADERS = re.compile(r"([.\u00b7\u2026\u2022\u22ef_\-\u2014\u2013=~*\uff0e\u3002])\1{2,}")
@@ -158,15 +160,35 @@ class PdfScan(object):
             self.reader.drop()
 
     def picture(self, page, number=None):
-        """The page as a PIL image: its one full-page picture, else rendered by pdfium."""
+        """The page as a PIL image: its one full-page picture as pypdf decodes it when that is what
+        a viewer shows, else the page rendered by pdfium (at the picture's own resolution when it
+        is one picture, so the engine sees the pixels it would see in the same page as a PNG)."""
+        index = (number - 1) if number else _index_of(page)
         image = _one_picture(page, decode=True)
-        if image is not None:
+        if image is not None and self._shown(index, image):
             return image
+        dpi = _picture_dpi(page) if image is not None else None
+        return self._pdfium()[index].render(scale=render_scale(page, dpi)).to_pil()
+
+    def _pdfium(self):
         import pypdfium2     # part of the OCR group, on the path once the engine is loaded
         if self.pdfium is None:
             self.pdfium = pypdfium2.PdfDocument(self.path)
-        index = (number - 1) if number else _index_of(page)
-        return self.pdfium[index].render(scale=RENDER_DPI / 72.0).to_pil()
+        return self.pdfium
+
+    def _shown(self, index, image):
+        """Does pypdf's decoding of the page's picture look like the page pdfium draws? pypdf
+        silently gets some pictures wrong (an indexed picture with a hex-coded palette comes out
+        black: the page read as empty), and a picture placed turned or mirrored by the page is
+        decoded upright. A thumbnail of each (about 100 px wide, a few ms) settles it."""
+        try:
+            from PIL import ImageChops, ImageStat
+            pdf_page = self._pdfium()[index]
+            thumb = pdf_page.render(scale=THUMB / max(1.0, pdf_page.get_width())).to_pil().convert("L")
+            ours = image.convert("L").resize(thumb.size)
+            return ImageStat.Stat(ImageChops.difference(ours, thumb)).mean[0] < THUMB_DIFF
+        except Exception:  # noqa: BLE001 - no verdict: pypdf's picture is read as before
+            return True
 
     def finish(self, texted, count):
         """Warnings for the answer; the Chinese error when nothing could be read at all."""
@@ -186,6 +208,17 @@ class PdfScan(object):
             self.out.warnings.append("第 %s 页是扫描图片，文字由文字识别（OCR）读出，可能有个别错字；"
                                      "〔?…〕标出的是把握不大的文字" % shown)
         return None
+
+
+def render_scale(page, dpi=None):
+    """pdfium's scale for a page: the page's one picture at its own resolution (``dpi``), else
+    RENDER_DPI; never past ``ocr.MAX_SIDE`` on the long side (the engine would shrink it again)."""
+    scale = (dpi or RENDER_DPI) / 72.0
+    try:
+        longest = max(float(page.mediabox.width), float(page.mediabox.height))
+        return min(scale, ocr.MAX_SIDE / max(1.0, longest))
+    except Exception:  # noqa: BLE001 - a page without a usable box: the plain scale
+        return scale
 
 
 def _picture_dpi(page):

@@ -23,6 +23,9 @@ import unicodedata
 from .cid_unicode import prepare
 from .pdf_bold import strip_copies
 from .pdf_columns import order
+from .pdf_spaces import install as _spaces
+
+_spaces()            # word gaps in Type0 fonts without a space glyph (pdf_spaces)
 
 LOOK_BACK = 8        # fake-bold copies follow each other; no need to look further
 
@@ -72,13 +75,16 @@ def page_text(page):
 def _page_text(page):
     pieces = []
 
-    def visit(text, cm, tm, _font, size):
+    fonts = {}
+
+    def visit(text, cm, tm, font, size):
         try:
             pos = _position(cm, tm)
             scale = max(abs(cm[0]), abs(cm[3]), 1e-6) * max(abs(tm[0]), abs(tm[3]), 1e-6)
-            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale), (size or 0) * scale))
+            pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale), (size or 0) * scale,
+                           _metrics(fonts, font)))
         except (TypeError, IndexError, ValueError):
-            pieces.append((text, None, 0, 0))
+            pieces.append((text, None, 0, 0, None))
 
     prepare(page)
     strip_copies(page)          # copies inside one line, which pypdf would join into one piece
@@ -98,4 +104,59 @@ def _page_text(page):
     columns = order([(p[0], p[1], p[3]) for p in kept])
     if columns is not None:
         return columns
-    return "".join(p[0] for p in kept) if dropped else text
+    spaced, gaps = _spaced(kept)
+    return spaced if dropped or gaps else text
+
+
+def _metrics(cache, font):
+    """pypdf's metrics of a simple (one-byte) font, by the font dictionary; None for a composite
+    font (its text is Unicode, its widths are by CID) or one pypdf cannot read."""
+    if font is None:
+        return None
+    key = id(font)
+    if key not in cache:
+        try:
+            from pypdf.generic._font import Font
+            metrics = Font.from_font_resource(font)
+            cache[key] = None if str(metrics.sub_type).lstrip("/") == "Type0" else metrics
+        except Exception:  # noqa: BLE001 - no metrics: the width is estimated
+            cache[key] = None
+    return cache[key]
+
+
+def _width(text, size, metrics):
+    """How far ``text`` advances at ``size`` (page units) and whether that is measured (the font's
+    own widths) or estimated (an em per CJK character, 0.55 em for others)."""
+    if metrics is not None and all(" " <= c <= "~" for c in text):
+        widths = metrics.character_widths
+        default = widths.get("default") or 500
+        return sum(widths.get(c, default) for c in text) * size / 1000.0, True
+    return sum(1.0 if ord(c) >= 0x2E80 else 0.55 for c in text) * size, False
+
+
+def _spaced(pieces):
+    """The pieces joined, with a space where pypdf put none between two pieces of one line that
+    do not touch: the next starts left of where the last started (drawn out of order: form
+    labels, table cells) or clearly beyond where the last ends (a column or cell gap: 0.8 em past
+    its measured end, which leaves room for letter and word spacing, 1.5 em past an estimated
+    one). pypdf judges gaps by its own running
+    width, which TJ offsets and odd fonts throw off ("HandgunLong", "ScribbleStraight", "thetreaty"
+    between two form columns). Returns (text, spaces added)."""
+    out, gaps, last = [], 0, None
+    for piece in pieces:
+        chars, pos, size = piece[0], piece[1], piece[3]
+        if last is not None and chars and out and pos is not None and size > 0:
+            before, start, last_size, metrics = last
+            if before and not before[-1].isspace() and not chars[0].isspace() \
+                    and abs(pos[1] - start[1]) < 0.3 * max(size, last_size):
+                width, measured = _width(before, last_size, metrics)
+                beyond = start[0] + width + (0.8 if measured else 1.5) * max(size, last_size)
+                if pos[0] < start[0] - 0.5 * size or pos[0] > beyond:
+                    out.append(" ")
+                    gaps += 1
+        out.append(chars)
+        if pos is not None and chars:
+            last = (chars, pos, piece[3], piece[4] if len(piece) > 4 else None)
+        elif chars:
+            last = None
+    return "".join(out), gaps

@@ -30,6 +30,9 @@ What it does, and why each part is there:
   is a JSON-RPC error (invalid params). From revision 2025-06-18 every tool also declares an
   ``outputSchema`` (:mod:`xlakit.mcp.schema`) and the answer object comes as ``structuredContent``
   beside the text; older revisions get text only.
+- A warm OCR engine (:mod:`xlakit.mcp.warm`): ``read_document`` calls get the address of one
+  ``ocr_service`` process the server keeps, so a scan after the first does not load the engine
+  again; that process exits after its idle time (memory back) and with the server.
 - Progress: when a ``tools/call`` carries ``_meta.progressToken``, each progress line the tool
   writes on stderr (:mod:`xlakit.progress`) becomes a ``notifications/progress`` with that token.
 - Robustness: calls run on a pool of up to :data:`WORKERS` threads, so calls overlap while the
@@ -70,6 +73,7 @@ import traceback
 from .. import host as xla_host
 from .. import manifest as xla_manifest
 from . import schema as mcpschema
+from .warm import WarmOcr
 from ..wire import json_text
 
 SERVER_NAME = "xla-tools"
@@ -251,6 +255,7 @@ class Server:
         self._listed = None              # what the client was last told, for list_changed
         self.stopping = threading.Event()
         self._watcher = None
+        self.warm = WarmOcr(self.root, self.home, self.python, self.errfile)
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -620,7 +625,7 @@ class Server:
         started = time.monotonic()
         try:
             result = xla_host.run_tool(name, args, root=self.root, home=self.home, timeout=self.timeout,
-                                       python=self.python, cancel=event,
+                                       python=self.python, cancel=event, extra_env=self.warm.env(name),
                                        on_progress=self.progress_sender(token, event))
         except Exception:   # noqa: BLE001
             self.log("运行 %s 出错：%s" % (name, traceback.format_exc()))
@@ -686,6 +691,7 @@ class Server:
             while self._pending and time.monotonic() < deadline:
                 self._work.wait(min(0.05, max(0.0, deadline - time.monotonic())))
         self.stopping.set()
+        self.warm.close()
         if self._watcher is not None:
             self._watcher.join(5)
         if cancel and events:
