@@ -878,10 +878,13 @@ def test_xlsx_xml_variants_on_both_paths(tmp_path, variant, reader):
     path = xlsx_variants.make(tmp_path / ("%s.xlsx" % variant), sheet_xml, sst_xml)
     with tf.open_book(path, reader=reader) as book:
         assert read_all(book) == xlsx_variants.EXPECTED
-        if reader == "fast" and variant not in ("plain", "row_element_per_cell") and "shared_strings" not in variant:
+        if reader == "fast" and variant not in ("plain", "row_element_per_cell", "single_quotes") \
+                and "shared_strings" not in variant:
             # the text slicer must not have guessed: it handed the sheet to openpyxl
             assert book.fallback_reason, variant
-        if variant == "plain":
+        if variant in ("plain", "single_quotes"):
+            # single-quoted attributes (SheetJS's stream writer) are rewritten to double quotes and
+            # read on the fast path: openpyxl failed on such a file's styles (issue 35 corpus run)
             assert book.fallback_reason is None
 
 
