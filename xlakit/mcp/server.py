@@ -598,6 +598,7 @@ class Server:
             with self._state_lock:
                 if self._inflight.get(key) is event:
                     del self._inflight[key]
+            self.log("%s 已取消（还在排队，没有启动工具）" % name)
             reply(None)
             return
         self._run_and_reply(msg_id, key, name, args, event, reply, token)
