@@ -21,7 +21,7 @@ import pytest
 from xlakit.tables import formats as tf
 from xlakit.tables.formats import delimited, ods_text
 from xlakit.tables.formats._base import trim
-from xlakit.tables.formats.ods import _Sheet
+from xlakit.tables.formats.ods_cells import _Sheet
 
 
 # =============================================================================================
@@ -289,7 +289,7 @@ def test_ods_rows_of_known_shapes_read_as_the_tree_parser_does(tmp_path, monkeyp
     that passes the budget, a repeated row) read whole by the shapes: the same rows as the tree
     parser, also with the XML cut into small chunks (a row cut at a chunk's end is not matched)."""
     monkeypatch.setattr(ods_text, "CHUNK", chunk)
-    monkeypatch.setattr(ods_text, "MAX_REPEAT_CELLS", 50)
+    monkeypatch.setattr("xlakit.tables.formats.ods_cells.MAX_REPEAT_CELLS", 50)
     rows = []
     for i in range(300):
         cells = [c("date", ("office:date-value", "2024-%02d-%02d" % (i % 12 + 1, i % 28 + 1)), "d",
@@ -316,7 +316,7 @@ def test_ods_rows_of_known_shapes_read_as_the_tree_parser_does(tmp_path, monkeyp
         zf.writestr("content.xml", content)
     out = []
     for reader in ("fast", "tree"):
-        monkeypatch.setattr("xlakit.tables.formats.ods.MAX_REPEAT_CELLS", 50)
+        monkeypatch.setattr("xlakit.tables.formats.ods_cells.MAX_REPEAT_CELLS", 50)
         with tf.open_book(path, reader=reader) as book:
             out.append(repr([(s.name, list(book.rows(s.name)), book.merges(s.name), book.dimensions(s.name))
                              for s in book.sheets] + [book.warnings]))

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "new_formats"))
 import make_new_formats as maker  # noqa: E402
 
 from xlakit.tables import formats as tf  # noqa: E402
-from xlakit.tables.formats import ods as ods_mod  # noqa: E402
+from xlakit.tables.formats import ods as ods_mod, ods_cells  # noqa: E402
 
 HERE = os.path.join(ROOT, "tests", "fixtures", "new_formats")
 CORPUS = "/tmp/corpus/calamine"
@@ -372,8 +372,8 @@ def test_ods_repeat_bomb_stays_bounded(tmp_path):
     both_ods_readers(path)
     got, _m, book = read(path)
     cells = sum(len(v) for _n, v in got)
-    assert len(got[0][1]) == ods_mod.MAX_COLS
-    assert cells <= ods_mod.MAX_REPEAT_CELLS + ods_mod.MAX_COLS
+    assert len(got[0][1]) == ods_cells.MAX_COLS
+    assert cells <= ods_cells.MAX_REPEAT_CELLS + ods_cells.MAX_COLS
     assert any("重复" in w and "没有读取" in w for w in book.warnings)
 
 
@@ -430,7 +430,7 @@ def test_public_corpus_files():
         if name.endswith(".ods") and name != "pass_protected.ods":
             both_ods_readers(os.path.join(CORPUS, name))
     got, _m, book = read(os.path.join(CORPUS, "issue_594_dos.ods"))
-    assert sum(len(v) for _n, v in got) <= ods_mod.MAX_REPEAT_CELLS + ods_mod.MAX_COLS and book.warnings
+    assert sum(len(v) for _n, v in got) <= ods_cells.MAX_REPEAT_CELLS + ods_cells.MAX_COLS and book.warnings
     with pytest.raises(tf.FormatError) as exc:
         read(os.path.join(CORPUS, "pass_protected.ods"))
     assert "加密" in str(exc.value)

@@ -89,7 +89,7 @@ def test_elapsed_durations_read_and_sum(run, tmp_path, reader):
 
 
 def test_elapsed_in_ods_and_spreadsheetml():
-    from xlakit.tables.formats.ods import parse_duration
+    from xlakit.tables.formats.ods_cells import parse_duration
     value = parse_duration("PT255H10M10S")
     assert isinstance(value, Duration) and value.text() == "255:10:10"
     assert parse_duration("PT10H30M00S") == datetime.time(10, 30)

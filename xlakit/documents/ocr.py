@@ -136,7 +136,7 @@ class Reader(object):
         self.confidences = {}        # page label -> mean confidence
         self.staged = False          # the engine can be run step by step (ocr_turn.staged)
         self.pending = None          # (key, Ahead): the next picture, being detected on a thread
-        self.remote = None           # ocr_service.Client: the host's warm engine reads our pictures
+        self.remote = None           # ocr_client.Client: the host's warm engine reads our pictures
         self.remote_tried = False
         self._loading = threading.Lock()
 
@@ -161,13 +161,13 @@ class Reader(object):
             return self._load()
 
     def _connect(self):
-        from . import ocr_service
-        client = ocr_service.Client.from_env()
+        from . import ocr_client
+        client = ocr_client.Client.from_env()
         if client is None:
             return
         try:
             client.hello()
-        except ocr_service.Unavailable:
+        except ocr_client.Unavailable:
             return
         self.remote, self.engine = client, REMOTE
 
@@ -239,7 +239,7 @@ class Reader(object):
         started = time.monotonic()
         image = prepare(image)
         if engine is REMOTE:
-            from .ocr_service import Unavailable
+            from .ocr_client import Unavailable
             found = _Found(image.size, None)
             found.image = image
             try:
@@ -288,7 +288,7 @@ class Reader(object):
 
     def _recognise_remote(self, found):
         """The warm engine's lines for a picture it detected; None when it stopped answering."""
-        from .ocr_service import Unavailable
+        from .ocr_client import Unavailable
         try:
             return [ocr_layout.Line(q, t, s) for q, t, s in self.remote.recognise(found.handle)]
         except (Unavailable, AttributeError):

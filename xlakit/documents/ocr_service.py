@@ -6,7 +6,7 @@ process (this module run as ``python -m xlakit.documents.ocr_service``) and hand
 the tool processes it starts (``XLA_OCR_SERVICE``, ``XLA_OCR_KEY``). Tool processes stay as they
 are: a ``read_document`` child that finds the address sends its page pictures there instead of
 loading the engine; without it (or when the service does not answer) it loads its own engine as
-always (``ocr.Reader``).
+always (``ocr.Reader``). The client side lives in ``ocr_client``.
 
 Protocol: ``multiprocessing.connection`` (a Unix socket in a private folder, a named pipe on
 Windows) with its HMAC handshake on a random key, and then only bytes: a JSON header, and for a
@@ -34,80 +34,7 @@ import time
 
 IDLE = 600.0              # seconds without a request after which the service exits (memory back)
 KEEP = 4                  # detected pictures waiting for their recognition, at most
-WAIT = 60.0               # seconds a client waits for one answer before it reads on its own
 FIRST_WAIT = 60.0         # seconds a new service waits for its first request, however short IDLE is
-ENV_ADDRESS, ENV_KEY = "XLA_OCR_SERVICE", "XLA_OCR_KEY"
-
-
-class Unavailable(Exception):
-    """The service cannot be used (absent, gone, too slow, refused): read without it."""
-
-
-# -- client (inside a tool process) ---------------------------------------------------------
-
-class Client(object):
-    """The tool process's side: one connection per thread, opened on first use."""
-
-    def __init__(self, address, key):
-        self.address, self.key = address, key
-        self._local = threading.local()
-
-    @classmethod
-    def from_env(cls):
-        address, key = os.environ.get(ENV_ADDRESS), os.environ.get(ENV_KEY)
-        if not address or not key:
-            return None
-        try:
-            return cls(address, bytes.fromhex(key))
-        except ValueError:
-            return None
-
-    def _conn(self):
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            from multiprocessing.connection import Client as Connect
-            try:
-                conn = Connect(self.address, authkey=self.key)
-            except Exception as exc:  # noqa: BLE001 - gone, refused, wrong key: read locally
-                raise Unavailable(str(exc))
-            self._local.conn = conn
-        return conn
-
-    def ask(self, header, payload=None):
-        conn = self._conn()
-        try:
-            conn.send_bytes(json.dumps(header).encode("utf-8"))
-            if payload is not None:
-                conn.send_bytes(payload)
-            if not conn.poll(WAIT):
-                raise Unavailable("no answer")
-            answer = json.loads(conn.recv_bytes().decode("utf-8"))
-        except Unavailable:
-            self._forget(conn)
-            raise
-        except Exception as exc:  # noqa: BLE001 - a broken pipe, a service that died mid-page
-            self._forget(conn)
-            raise Unavailable(str(exc))
-        if not answer.get("ok"):
-            raise Unavailable(answer.get("error") or "refused")
-        return answer
-
-    def _forget(self, conn):
-        self._local.conn = None
-        try:
-            conn.close()
-        except OSError:
-            pass
-
-    def hello(self):
-        return self.ask({"op": "hello"})
-
-    def detect(self, image):
-        """``image``: RGB PIL image (already ``ocr.prepare``d) -> the service's id for it."""
-        return self.ask({"op": "detect", "size": list(image.size)}, image.tobytes())["id"]
-
-    def recognise(self, handle):
-        return self.ask({"op": "recognise", "id": handle})["lines"]
 
 
 # -- service (its own process) ----------------------------------------------------------------

@@ -18,7 +18,7 @@ a table of contents exactly as the file stores it (Word writes the page numbers 
 layout; we write an estimate), so 2 of 8 entries could point one page off. A Basic macro in the
 private profile instead opens the document hidden, updates every index and field (the TOC now
 counts the pages LibreOffice lays out, the same pages the PDF gets), and exports. LibreOffice
-lists every outline level from 1 whatever the field's ``\o "2-3"``, so the document title (a
+lists every outline level from 1 whatever the field's ``\\o "2-3"``, so the document title (a
 ``_XlaTitle`` bookmark, ``docx_extras``) is body text while the indexes update and a heading
 again for the PDF's outline. The macro lives
 in the profile we create (``My Macros`` are trusted without a prompt); ``ooSetupInstCompleted`` in

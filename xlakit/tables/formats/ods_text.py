@@ -26,9 +26,10 @@ import re
 import time
 import xml.etree.ElementTree as ET
 
-from .ods import (_BOOL_TEXT, MAX_COLS, MAX_REPEAT_CELLS, MAX_ROWS, REPEAT_CAPPED, CHUNK, _Fallback, _OutOfTime,
-                  _Sheet, _bounded, add_row, cell_value, number, parse_date, parse_duration)
-from ._base import MAX_EXACT
+from . import ods_cells
+from .ods_cells import (_BOOL_TEXT, MAX_COLS, MAX_ROWS, REPEAT_CAPPED, CHUNK, _Fallback, _OutOfTime,
+                        _Sheet, _bounded, add_row, cell_value, parse_date, parse_duration)
+from ._base import MAX_EXACT, number
 
 _NEXT_RE = re.compile(rb"<table:table(-row)?[\s/>]|</table:table>")
 _ROW_OR_END_RE = re.compile(rb"<table:table-row[\s/>]|</table:table>|<table:table[\s>]")
@@ -387,7 +388,7 @@ def parse_text(book, info):
     rich content. Anything it cannot read with certainty raises _Fallback (the tree parser
     then reads the sheet), so both give the same rows; tests check that."""
     sheet = _Sheet()
-    budget = [MAX_REPEAT_CELLS]
+    budget = [ods_cells.MAX_REPEAT_CELLS]
     capped = False
     cache = {}
     wrap = (b"<w " + b" ".join(b'xmlns:%s="%s"' % (k, v) for k, v in book._root_ns) + b">", b"</w>")
@@ -529,7 +530,7 @@ def parse_text(book, info):
                 continue
             raise _Fallback("row outside a table")
     if capped:
-        book.warn(REPEAT_CAPPED % (info.name, MAX_REPEAT_CELLS))
+        book.warn(REPEAT_CAPPED % (info.name, ods_cells.MAX_REPEAT_CELLS))
     return sheet
 
 def _text_cells(body, cache, wrap):
