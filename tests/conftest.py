@@ -88,7 +88,12 @@ def assert_contract(result, limit=20000):
     assert len(body) <= limit and not getattr(result, "cut", False), "stdout is %d chars" % len(body)
     assert "Traceback (most recent call last)" not in result.stdout + result.stderr, result.stderr[-2000:]
     import json
-    data = json.loads(result.stdout)
+    try:
+        data = json.loads(result.stdout)
+    except ValueError:
+        # say what the process did instead of answering (a crash, a kill, a lane hiccup)
+        raise AssertionError("stdout is not one JSON object: exit %r, stdout %r, stderr %r" % (
+            result.exit_code, result.stdout[:300], result.stderr[-1500:]))
     assert isinstance(data, dict) and isinstance(data.get("ok"), bool), result.stdout[:500]
     if data["ok"]:
         assert result.exit_code == 0
