@@ -5,6 +5,13 @@ section 3 say": headings come back as ``#``/``##`` (from the paragraph style's o
 "标题 1" in a Chinese template counts as much as "heading 1"), list items as ``-``/``1.``, tables
 as ``单元格 | 单元格`` rows. Deleted revisions and field codes (``HYPERLINK …``, ``PAGE``) are not
 text; text boxes are (drawn once: the ``mc:Fallback`` copy of a shape is skipped).
+
+Tracked changes come out as Word shows the document with every change accepted (ECMA-376 Part 1
+§17.13.5): ``w:ins`` and ``w:moveTo`` text is kept, ``w:del`` and ``w:moveFrom`` text is not (also
+when one nests in the other: a ``w:del`` inside a ``w:moveTo`` is gone, a ``w:ins`` inside a
+``w:moveFrom`` moved away); a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del``) runs on into
+the next paragraph; a deleted table row (``w:trPr/w:del``) is gone. LibreOffice's plain text keeps
+deleted revisions, so on such files its text is longer than what Word shows.
 """
 import posixpath
 import re
@@ -43,6 +50,8 @@ class _Ctx:
         self.fields = []              # open complex fields: True once past their separator
         self.field_depth = 0          # 1 while inside the instruction part of any open field
         self.pending = []             # text-box paragraphs found inside the current paragraph
+        self.carry = ""               # text of paragraphs whose mark is deleted: runs on into the next
+        self.carry_boxes = []         # and the text boxes anchored in them
 
 
 def convert(path, kind, out, deadline=None):
@@ -65,10 +74,19 @@ def convert(path, kind, out, deadline=None):
                     out.title = title.strip()
             except ET.ParseError:
                 pass
-        body = _parse(data, main).find(W + "body")
-        if body is None:
+        # One w:body by the schema, but generators have written several (POI's MultipleBodyBug.docx):
+        # Word and LibreOffice show them all, one after another.
+        root = _parse(data, main)
+        bodies = root.findall(W + "body")
+        if not bodies:
             return
-        _walk_blocks(body, ctx, out)
+        gone = _deleted_chars(root)
+        if gone:
+            out.warnings.append("文档带修订记录，按“接受所有修订”后的样子读出：已删除的 %d 个字没有列出"
+                                "（Word 的“所有标记”视图里它们显示为删除线）" % gone)
+        for body in bodies:
+            _walk_blocks(body, ctx, out)
+        _flush(ctx, out)
         # What Word shows around the body comes after it, so the first page of text stays the body.
         base = posixpath.dirname(main)
         for label, rel_type in (("脚注", "footnotes"), ("尾注", "endnotes")):
@@ -82,6 +100,7 @@ def convert(path, kind, out, deadline=None):
                 out.section(label)
                 for note in notes:
                     _walk_blocks(note, ctx, out)
+                    _flush(ctx, out)
         seen = set()
         for rel_type, label in (("header", "页眉"), ("footer", "页脚")):
             for target in _targets(rels, rel_type, base):
@@ -95,6 +114,7 @@ def convert(path, kind, out, deadline=None):
                 seen.add(text)
                 out.section(label)
                 _walk_blocks(root, ctx, out)
+                _flush(ctx, out)
 
 
 def _parse(data, name):
@@ -235,8 +255,38 @@ def _walk_blocks(parent, ctx, out):
             _walk_blocks(child, ctx, out)
 
 
+def _deleted_chars(root):
+    """Characters of deleted revision text in the main part (what a reader sees struck through in
+    Word's markup view and we leave out; moved text shows at its destination, so is not counted)."""
+    return sum(len(t.text or "") for t in root.iter(W + "delText"))
+
+
+def _flush(ctx, out):
+    """Text of a paragraph whose mark was deleted with nothing after it to run into (the end of
+    the body, a note, or a table next): a paragraph of its own."""
+    text, boxes = ctx.carry, ctx.carry_boxes
+    ctx.carry, ctx.carry_boxes = "", []
+    out.para(text)
+    for box in boxes:
+        _walk_blocks(box, ctx, out)
+
+
+def _removed(props):
+    """True when a ``w:pPr/w:rPr`` or ``w:trPr`` records its paragraph mark or row as deleted (or
+    moved away): gone once the changes are accepted."""
+    return props is not None and (props.find(W + "del") is not None or props.find(W + "moveFrom") is not None)
+
+
+def _mark_deleted(p):
+    ppr = p.find(W + "pPr")
+    return ppr is not None and _removed(ppr.find(W + "rPr"))
+
+
 def _table(tbl, ctx, out):
+    _flush(ctx, out)
     for tr in _children(tbl, W + "tr"):
+        if _removed(tr.find(W + "trPr")):
+            continue
         out.row([_cell_text(tc, ctx) for tc in _children(tr, W + "tc")])
 
 
@@ -253,15 +303,29 @@ def _children(el, tag):
 
 
 def _cell_text(tc, ctx):
-    texts = []
+    texts, carry = [], ""
     for p in tc.iter(W + "p"):
-        text = _runs_text(p, ctx)
+        text = carry + _runs_text(p, ctx)
+        if _mark_deleted(p):
+            carry = text
+            continue
+        carry = ""
         if text.strip():
             texts.append(text.strip())
+    if carry.strip():
+        texts.append(carry.strip())
     return " ".join(texts)
 
 
 def _paragraph(p, ctx, out):
+    if _mark_deleted(p):
+        # The mark is deleted: what is left of this paragraph joins the next one (which keeps its
+        # own style and list label, as Word's paragraph mark carries them); it takes no label.
+        ctx.pending = []
+        ctx.carry += _runs_text(p, ctx)
+        ctx.carry_boxes += ctx.pending
+        ctx.pending = []
+        return
     ppr = p.find(W + "pPr")
     level = None
     list_marker = None
@@ -282,8 +346,9 @@ def _paragraph(p, ctx, out):
             list_marker = ctx.numbering.label(num[0], ilvl)
             list_level = ilvl
     ctx.pending = []
-    text = _runs_text(p, ctx)
-    pending, ctx.pending = ctx.pending, []
+    text = ctx.carry + _runs_text(p, ctx)
+    pending, ctx.pending = ctx.carry_boxes + ctx.pending, []
+    ctx.carry, ctx.carry_boxes = "", []
     if level is not None and level <= 6:
         if list_marker and list_marker != "-" and text.strip():
             text = list_marker + _gap(list_marker) + text.strip()
