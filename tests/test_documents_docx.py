@@ -128,3 +128,41 @@ def test_bullet_with_symbol_font_and_lone_num_id(run):
     whose abstractNum id is not 0: a bullet item (LibreOffice prints "•", the bench ignores the
     bullet glyph)."""
     assert read(run, os.path.join(POI, "NumberingWithOutOfOrderId.docx"))["text"] == "- Level 1"
+
+
+def test_alt_chunks_are_read_in_place(run, tmp_path):
+    """``w:altChunk``: content Word imports when it opens the file. OA systems export a .docx
+    whose whole text is one ``afchunk.mht`` (GBK, quoted-printable); report generators add HTML,
+    RTF, plain text or another .docx this way. Each is read where it stands (LibreOffice 7.4's
+    plain text shows none of them); a chunk in a format we cannot read is named in a warning."""
+    import quopri
+    page = ("<html><head><meta http-equiv=Content-Type content='text/html; charset=gb2312'></head><body>"
+            "<h1>关于年度考核的通知</h1><p>各部门：请于本月底前提交考核表。</p>"
+            "<table><tr><td>部门</td><td>人数</td></tr><tr><td>财务部</td><td>12</td></tr></table></body></html>")
+    mht = (b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"----=mhtDocumentPart\"\r\n\r\n"
+           b"------=mhtDocumentPart\r\nContent-Type: text/html; charset=\"gb2312\"\r\n"
+           b"Content-Transfer-Encoding: quoted-printable\r\nContent-Location: file:///C:/mhtDocumentPart.htm\r\n\r\n"
+           + quopri.encodestring(page.encode("gbk")) + b"\r\n------=mhtDocumentPart--\r\n")
+    inner = tmp_path / "inner.docx"
+    _package(inner, _doc("<w:p>%s</w:p>" % t("嵌入的 Word 文档")))
+    parts = {"afchunk.mht": mht, "part2.htm": "<html><body><p>网页片段</p></body></html>".encode("utf-8"),
+             "part3.rtf": b"{\\rtf1\\ansi\\ansicpg936{\\fonttbl{\\f0\\fcharset134 SimSun;}}\\f0 \\'c8\\'d5\\'d6\\'be\\par}",
+             "part4.txt": "纯文字一行\n第二行".encode("utf-8"), "part5.docx": inner.read_bytes(),
+             "part6.bin": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64}
+    rels = "".join('<Relationship Id="c%d" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                   'aFChunk" Target="%s"/>' % (n, name) for n, name in enumerate(parts))
+    body = ("<w:p>%s</w:p>" % t("前言") + "".join('<w:altChunk r:id="c%d"/>' % n for n in range(len(parts)))
+            + "<w:p>%s</w:p>" % t("结尾"))
+    path = tmp_path / "导出.docx"
+    _package(path, _doc(body).replace("<w:document ", '<w:document xmlns:r="http://schemas.openxmlformats.org/'
+                                      'officeDocument/2006/relationships" '))
+    with zipfile.ZipFile(str(path), "a") as zf:
+        zf.writestr("word/_rels/document.xml.rels", '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns='
+                    '"http://schemas.openxmlformats.org/package/2006/relationships">%s</Relationships>' % rels)
+        for name, data in parts.items():
+            zf.writestr("word/" + name, data)
+    data = read(run, path)
+    assert data["text"].split("\n") == ["前言", "# 关于年度考核的通知", "各部门：请于本月底前提交考核表。", "部门 | 人数",
+                                        "财务部 | 12", "网页片段", "日志", "纯文字一行", "第二行", "嵌入的 Word 文档",
+                                        "结尾"], data["text"]
+    assert any("part6.bin" in w for w in data["warnings"]), data
