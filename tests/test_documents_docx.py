@@ -22,8 +22,9 @@ def read(run, path):
     return ok(run("read_document", {"path": str(path)}))
 
 
-def _package(path, document, numbering=None):
-    """A .docx with ``document`` as word/document.xml (and ``numbering`` as word/numbering.xml)."""
+def _package(path, document, numbering=None, styles=None):
+    """A .docx with ``document`` as word/document.xml (and ``numbering`` as word/numbering.xml,
+    ``styles`` as word/styles.xml)."""
     with zipfile.ZipFile(str(path), "w") as zf:
         zf.writestr("[Content_Types].xml",
                     '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
@@ -38,6 +39,8 @@ def _package(path, document, numbering=None):
         zf.writestr("word/document.xml", document)
         if numbering:
             zf.writestr("word/numbering.xml", numbering)
+        if styles:
+            zf.writestr("word/styles.xml", styles)
 
 
 def _doc(*bodies):
@@ -166,3 +169,27 @@ def test_alt_chunks_are_read_in_place(run, tmp_path):
                                         "财务部 | 12", "网页片段", "日志", "纯文字一行", "第二行", "嵌入的 Word 文档",
                                         "结尾"], data["text"]
     assert any("part6.bin" in w for w in data["warnings"]), data
+
+
+def test_list_through_a_list_style(run, tmp_path):
+    """A list that uses a list style (w:numStyleLink: its abstractNum has no levels, the style's
+    numPr names the list that has them) is numbered as that list style says, and shares its count;
+    it used to come out as bullets."""
+    numbering = ('<w:numbering xmlns:w="%s">'
+                 '<w:abstractNum w:abstractNumId="0"><w:styleLink w:val="ChineseOutline"/>'
+                 '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="chineseCounting"/><w:lvlText w:val="%%1、"/></w:lvl>'
+                 '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="chineseCounting"/><w:lvlText w:val="（%%2）"/></w:lvl>'
+                 '</w:abstractNum>'
+                 '<w:abstractNum w:abstractNumId="5"><w:numStyleLink w:val="ChineseOutline"/></w:abstractNum>'
+                 '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+                 '<w:num w:numId="7"><w:abstractNumId w:val="5"/></w:num></w:numbering>' % W_NS)
+    styles = ('<w:styles xmlns:w="%s"><w:style w:type="numbering" w:styleId="ChineseOutline"><w:name w:val="中文大纲"/>'
+              '<w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style></w:styles>' % W_NS)
+
+    def item(text, ilvl, num="7"):
+        return ('<w:p><w:pPr><w:numPr><w:ilvl w:val="%d"/><w:numId w:val="%s"/></w:numPr></w:pPr>%s</w:p>'
+                % (ilvl, num, t(text)))
+    path = tmp_path / "列表样式.docx"
+    _package(path, _doc(item("总则", 0) + item("目的", 1) + item("范围", 1) + item("职责", 0, num="1")),
+             numbering, styles)
+    assert read(run, path)["text"].split("\n") == ["一、总则", "  （一）目的", "  （二）范围", "二、职责"]

@@ -84,6 +84,7 @@ def _package(zf, out, deadline, depth):
     rels = _rels(zf, main)
     base = posixpath.dirname(main)
     ctx = _Ctx(_styles(zf, base), _numbering(zf, base))
+    ctx.numbering.link_styles(lambda sid: (ctx.styles.get(sid, (None, None, None))[2] or (None,))[0])
     ctx.zf, ctx.deadline, ctx.depth = zf, deadline, depth
     ctx.chunks = dict((rid, target) for kind, target, rid in _resolved(rels, base) if kind == "aFChunk")
     if depth == 0:
