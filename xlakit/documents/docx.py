@@ -5,12 +5,26 @@ section 3 say": headings come back as ``#``/``##`` (from the paragraph style's o
 "标题 1" in a Chinese template counts as much as "heading 1"), list items as ``-``/``1.``, tables
 as ``单元格 | 单元格`` rows. Deleted revisions and field codes (``HYPERLINK …``, ``PAGE``) are not
 text; text boxes are (drawn once: the ``mc:Fallback`` copy of a shape is skipped).
+
+Tracked changes come out as Word shows the document with every change accepted (ECMA-376 Part 1
+§17.13.5): ``w:ins`` and ``w:moveTo`` text is kept, ``w:del`` and ``w:moveFrom`` text is not (also
+when one nests in the other: a ``w:del`` inside a ``w:moveTo`` is gone, a ``w:ins`` inside a
+``w:moveFrom`` moved away); a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del``) runs on into
+the next paragraph; a deleted table row (``w:trPr/w:del``) is gone. LibreOffice's plain text keeps
+deleted revisions, so on such files its text is longer than what Word shows.
+
+Every ``w:body`` is read (the schema allows one; some generators write several), and a
+``w:altChunk`` (HTML/MHTML, RTF, text or .docx content Word imports on opening; Chinese OA exports
+put their whole text in one ``afchunk.mht``) is read in place by that format's reader.
 """
+import io
 import posixpath
 import re
 import zipfile
 import xml.etree.ElementTree as ET
 
+from .. import sniff, text as textlib
+from . import html, rtf
 from .base import FormatError, zip_read, why
 from .numbering import Numbering
 
@@ -43,6 +57,12 @@ class _Ctx:
         self.fields = []              # open complex fields: True once past their separator
         self.field_depth = 0          # 1 while inside the instruction part of any open field
         self.pending = []             # text-box paragraphs found inside the current paragraph
+        self.carry = ""               # text of paragraphs whose mark is deleted: runs on into the next
+        self.carry_boxes = []         # and the text boxes anchored in them
+        self.zf = None                # the package, for w:altChunk parts
+        self.chunks = {}              # relationship id -> part name of the aFChunk relationships
+        self.depth = 0                # 0 for the document, 1+ inside an embedded chunk
+        self.deadline = None
 
 
 def convert(path, kind, out, deadline=None):
@@ -51,12 +71,23 @@ def convert(path, kind, out, deadline=None):
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise FormatError("Word 文档已损坏，无法打开（%s）。请用 Word/WPS 打开后另存一份再试" % why(exc))
     with zf:
-        main = _main_part(zf)
-        data = zip_read(zf, main)
-        if data is None:
-            raise FormatError("文档里没有正文部件（%s），文件可能已损坏" % main)
-        ctx = _Ctx(_styles(zf, posixpath.dirname(main)), _numbering(zf, posixpath.dirname(main)))
-        rels = _rels(zf, main)
+        _package(zf, out, deadline, 0)
+
+
+def _package(zf, out, deadline, depth):
+    """The body of the package ``zf``, then (for the document itself, not a .docx embedded as an
+    ``w:altChunk``: ``depth`` > 0) its title, notes, headers and footers."""
+    main = _main_part(zf)
+    data = zip_read(zf, main)
+    if data is None:
+        raise FormatError("文档里没有正文部件（%s），文件可能已损坏" % main)
+    rels = _rels(zf, main)
+    base = posixpath.dirname(main)
+    ctx = _Ctx(_styles(zf, base), _numbering(zf, base))
+    ctx.numbering.link_styles(lambda sid: (ctx.styles.get(sid, (None, None, None))[2] or (None,))[0])
+    ctx.zf, ctx.deadline, ctx.depth = zf, deadline, depth
+    ctx.chunks = dict((rid, target) for kind, target, rid in _resolved(rels, base) if kind == "aFChunk")
+    if depth == 0:
         core = zip_read(zf, "docProps/core.xml", cap=1 << 20)
         if core:
             try:
@@ -65,36 +96,48 @@ def convert(path, kind, out, deadline=None):
                     out.title = title.strip()
             except ET.ParseError:
                 pass
-        body = _parse(data, main).find(W + "body")
-        if body is None:
-            return
+    # One w:body by the schema, but generators have written several (POI's MultipleBodyBug.docx):
+    # Word and LibreOffice show them all, one after another.
+    root = _parse(data, main)
+    bodies = root.findall(W + "body")
+    if not bodies:
+        return
+    gone = _deleted_chars(root) if depth == 0 else 0
+    if gone:
+        out.warnings.append("文档带修订记录，按“接受所有修订”后的样子读出：已删除的 %d 个字没有列出"
+                            "（Word 的“所有标记”视图里它们显示为删除线）" % gone)
+    for body in bodies:
         _walk_blocks(body, ctx, out)
-        # What Word shows around the body comes after it, so the first page of text stays the body.
-        base = posixpath.dirname(main)
-        for label, rel_type in (("脚注", "footnotes"), ("尾注", "endnotes")):
-            target = _target(rels, rel_type, base) or posixpath.join(base, rel_type + ".xml")
+    _flush(ctx, out)
+    if depth:
+        return
+    # What Word shows around the body comes after it, so the first page of text stays the body.
+    for label, rel_type in (("脚注", "footnotes"), ("尾注", "endnotes")):
+        target = _target(rels, rel_type, base) or posixpath.join(base, rel_type + ".xml")
+        part = zip_read(zf, target)
+        if not part:
+            continue
+        tag = W + rel_type[:-1]
+        notes = [n for n in _parse(part, target).iter(tag) if n.get(W + "type") in (None, "normal")]
+        if any(_has_text(n) for n in notes):
+            out.section(label)
+            for note in notes:
+                _walk_blocks(note, ctx, out)
+                _flush(ctx, out)
+    seen = set()
+    for rel_type, label in (("header", "页眉"), ("footer", "页脚")):
+        for target in _targets(rels, rel_type, base):
             part = zip_read(zf, target)
             if not part:
                 continue
-            tag = W + rel_type[:-1]
-            notes = [n for n in _parse(part, target).iter(tag) if n.get(W + "type") in (None, "normal")]
-            if any(_has_text(n) for n in notes):
-                out.section(label)
-                for note in notes:
-                    _walk_blocks(note, ctx, out)
-        seen = set()
-        for rel_type, label in (("header", "页眉"), ("footer", "页脚")):
-            for target in _targets(rels, rel_type, base):
-                part = zip_read(zf, target)
-                if not part:
-                    continue
-                root = _parse(part, target)
-                text = _plain(root)
-                if not text or text in seen:
-                    continue
-                seen.add(text)
-                out.section(label)
-                _walk_blocks(root, ctx, out)
+            root = _parse(part, target)
+            text = _plain(root)
+            if not text or text in seen:
+                continue
+            seen.add(text)
+            out.section(label)
+            _walk_blocks(root, ctx, out)
+            _flush(ctx, out)
 
 
 def _parse(data, name):
@@ -120,6 +163,7 @@ def _main_part(zf):
 
 
 def _rels(zf, part):
+    """(type's last segment, target, id) of the part's internal relationships."""
     name = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
     data = zip_read(zf, name, cap=8 << 20)
     out = []
@@ -127,16 +171,22 @@ def _rels(zf, part):
         try:
             for rel in ET.fromstring(data).iter(PKG_REL + "Relationship"):
                 if rel.get("TargetMode") != "External":
-                    out.append((rel.get("Type", "").rsplit("/", 1)[-1], rel.get("Target", "")))
+                    out.append((rel.get("Type", "").rsplit("/", 1)[-1], rel.get("Target", ""), rel.get("Id", "")))
         except ET.ParseError:
             pass
     return out
 
 
+def _resolved(rels, base):
+    """The relationships with their targets as package part names."""
+    for kind, target, rid in rels:
+        yield kind, target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(base, target)), rid
+
+
 def _targets(rels, rel_type, base):
-    for kind, target in rels:
+    for kind, target, _rid in _resolved(rels, base):
         if kind == rel_type:
-            yield target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(base, target))
+            yield target
 
 
 def _target(rels, rel_type, base):
@@ -229,14 +279,78 @@ def _walk_blocks(parent, ctx, out):
             _paragraph(child, ctx, out)
         elif tag == W + "tbl":
             _table(child, ctx, out)
+        elif tag == W + "altChunk":
+            _flush(ctx, out)
+            _alt_chunk(child, ctx, out)
         elif tag in SKIP:
             continue
         else:   # w:sdt / w:sdtContent / w:customXml / w:ins / mc:AlternateContent ... hold blocks
             _walk_blocks(child, ctx, out)
 
 
+def _deleted_chars(root):
+    """Characters of deleted revision text in the main part (what a reader sees struck through in
+    Word's markup view and we leave out; moved text shows at its destination, so is not counted)."""
+    return sum(len(t.text or "") for t in root.iter(W + "delText"))
+
+
+def _alt_chunk(el, ctx, out):
+    """A ``w:altChunk``: content in another format that Word imports where it stands when it opens
+    the file (OA systems and report generators fill a .docx this way, often with one
+    ``afchunk.mht`` holding the whole text). HTML / MHTML, RTF, plain text and .docx parts are read
+    in place by their own readers; anything else is left out with a warning."""
+    name = ctx.chunks.get(el.get(R_NS + "id") or "")
+    data = zip_read(ctx.zf, name) if name else None
+    if not data:
+        return
+    found = sniff.sniff(data)
+    kind = found.kind
+    if kind in ("html", "mhtml") or (kind == "xml" and b"<html" in data[:4096].lower()):
+        html.convert_data(data, out, mhtml=kind == "mhtml", deadline=ctx.deadline)
+    elif kind == "rtf":
+        rtf.convert_data(data, out, ctx.deadline)
+    elif kind == "docx" and ctx.depth < 3:
+        try:
+            inner = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, ValueError):
+            inner = None
+        if inner is not None:
+            with inner:
+                _package(inner, out, ctx.deadline, ctx.depth + 1)
+    elif kind == "text":
+        for line in textlib.decode(data)[0].splitlines():
+            out.para(line)
+    else:
+        out.warnings.append("文档里嵌入的一段内容（%s，%s）没有读出" % (posixpath.basename(name),
+                                                              found.detail or "其他格式"))
+
+
+def _flush(ctx, out):
+    """Text of a paragraph whose mark was deleted with nothing after it to run into (the end of
+    the body, a note, or a table next): a paragraph of its own."""
+    text, boxes = ctx.carry, ctx.carry_boxes
+    ctx.carry, ctx.carry_boxes = "", []
+    out.para(text)
+    for box in boxes:
+        _walk_blocks(box, ctx, out)
+
+
+def _removed(props):
+    """True when a ``w:pPr/w:rPr`` or ``w:trPr`` records its paragraph mark or row as deleted (or
+    moved away): gone once the changes are accepted."""
+    return props is not None and (props.find(W + "del") is not None or props.find(W + "moveFrom") is not None)
+
+
+def _mark_deleted(p):
+    ppr = p.find(W + "pPr")
+    return ppr is not None and _removed(ppr.find(W + "rPr"))
+
+
 def _table(tbl, ctx, out):
+    _flush(ctx, out)
     for tr in _children(tbl, W + "tr"):
+        if _removed(tr.find(W + "trPr")):
+            continue
         out.row([_cell_text(tc, ctx) for tc in _children(tr, W + "tc")])
 
 
@@ -253,15 +367,29 @@ def _children(el, tag):
 
 
 def _cell_text(tc, ctx):
-    texts = []
+    texts, carry = [], ""
     for p in tc.iter(W + "p"):
-        text = _runs_text(p, ctx)
+        text = carry + _runs_text(p, ctx)
+        if _mark_deleted(p):
+            carry = text
+            continue
+        carry = ""
         if text.strip():
             texts.append(text.strip())
+    if carry.strip():
+        texts.append(carry.strip())
     return " ".join(texts)
 
 
 def _paragraph(p, ctx, out):
+    if _mark_deleted(p):
+        # The mark is deleted: what is left of this paragraph joins the next one (which keeps its
+        # own style and list label, as Word's paragraph mark carries them); it takes no label.
+        ctx.pending = []
+        ctx.carry += _runs_text(p, ctx)
+        ctx.carry_boxes += ctx.pending
+        ctx.pending = []
+        return
     ppr = p.find(W + "pPr")
     level = None
     list_marker = None
@@ -282,8 +410,9 @@ def _paragraph(p, ctx, out):
             list_marker = ctx.numbering.label(num[0], ilvl)
             list_level = ilvl
     ctx.pending = []
-    text = _runs_text(p, ctx)
-    pending, ctx.pending = ctx.pending, []
+    text = ctx.carry + _runs_text(p, ctx)
+    pending, ctx.pending = ctx.carry_boxes + ctx.pending, []
+    ctx.carry, ctx.carry_boxes = "", []
     if level is not None and level <= 6:
         if list_marker and list_marker != "-" and text.strip():
             text = list_marker + _gap(list_marker) + text.strip()

@@ -200,11 +200,13 @@ def _mhtml_html(data):
     raise FormatError("这个单文件网页（MHTML）里没有 HTML 正文，无法读取")
 
 
+def convert_data(data, out, mhtml=False, deadline=None):
+    """HTML (``mhtml``: a MIME single-file page) given as bytes: a file's content, or a part of
+    another document (a .docx ``w:altChunk``, which OA systems fill with an ``afchunk.mht``)."""
+    convert_text(_mhtml_html(data) if mhtml else decode(data)[0], out, deadline)
+
+
 def convert(path, kind, out, deadline=None):
     with open(path, "rb") as fh:
         data = fh.read()
-    if kind.kind == "mhtml":
-        text = _mhtml_html(data)
-    else:
-        text = decode(data)[0]
-    convert_text(text, out, deadline)
+    convert_data(data, out, mhtml=kind.kind == "mhtml", deadline=deadline)

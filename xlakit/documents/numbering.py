@@ -158,6 +158,8 @@ class Numbering:
         self.counts = {}         # abstractNumId -> [count or None] * 9
         self.started = set()     # numIds whose startOverride has been applied
         self.pending = {}        # abstractNumId -> {ilvl: start override not yet counted}
+        self.style_links = {}    # abstractNumId -> the list style it only points to (w:numStyleLink)
+        self.alias = {}          # abstractNumId -> the abstractNumId that defines its levels
         if data:
             try:
                 self._load(ET.fromstring(data))
@@ -168,6 +170,9 @@ class Numbering:
         for ab in root.iter(W + "abstractNum"):
             self.abstract[ab.get(W + "abstractNumId")] = {
                 _ilvl(lvl): _read_level(lvl) for lvl in ab.findall(W + "lvl")}
+            link = ab.find(W + "numStyleLink")
+            if link is not None and link.get(W + "val"):
+                self.style_links[ab.get(W + "abstractNumId")] = link.get(W + "val")
         for num in root.iter(W + "num"):
             ref = num.find(W + "abstractNumId")
             if ref is None:
@@ -183,6 +188,16 @@ class Numbering:
                     levels[ilvl] = lvl
             self.nums[num.get(W + "numId")] = (ref.get(W + "val"), levels, starts)
 
+    def link_styles(self, style_num_id):
+        """Follow ``w:numStyleLink``: a list that uses a list style (Word's "1/a/i" and the
+        multilevel lists of many templates) has an abstractNum with no levels, only the style's
+        name; the style's ``w:numPr`` names the w:num whose abstractNum holds the levels. Both then
+        count as one list, as in Word. ``style_num_id(style id)`` gives that numId or None."""
+        for aid, style in self.style_links.items():
+            num = self.nums.get(style_num_id(style))
+            if num and num[0] != aid and self.abstract.get(num[0]):
+                self.alias[aid] = num[0]
+
     def add_list(self, aid, levels):
         """A list definition given as data: ``levels`` {ilvl: Level}."""
         self.abstract[str(aid)] = dict(levels)
@@ -193,6 +208,7 @@ class Numbering:
 
     def _level(self, num_id, ilvl):
         aid, overrides, _starts = self.nums[num_id]
+        aid = self.alias.get(aid, aid)
         base = self.abstract.get(aid, {}).get(ilvl)
         if ilvl in overrides:
             over = overrides[ilvl]
@@ -204,6 +220,7 @@ class Numbering:
             return None
         ilvl = max(0, min(8, ilvl))
         aid, _overrides, starts = self.nums[num_id]
+        aid = self.alias.get(aid, aid)
         level = self._level(num_id, ilvl)
         if level.fmt == "bullet":
             return "-"

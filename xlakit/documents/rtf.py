@@ -317,6 +317,11 @@ class _Reader:
 def convert(path, kind, out, deadline=None):
     with open(path, "rb") as fh:
         data = fh.read()
+    convert_data(data, out, deadline)
+
+
+def convert_data(data, out, deadline=None):
+    """RTF given as bytes: a file's content, or a part of another document (a .docx ``w:altChunk``)."""
     start = data.find(b"{\\rtf")
     if start < 0:
         # UTF-16 saved RTF (rare): decode and re-encode as 7-bit with \u escapes
