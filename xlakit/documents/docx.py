@@ -30,6 +30,9 @@ from .numbering import Numbering
 
 NAME = "docx"
 LABEL = "Word 文档（.docx）"
+# All w:altChunk parts of a document together inflate at most this much, and each part is imported
+# once: a few KB of XML naming one large part thousands of times would otherwise be gigabytes of text.
+CHUNK_BYTES = 64 << 20
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -62,6 +65,7 @@ class _Ctx:
         self.zf = None                # the package, for w:altChunk parts
         self.chunks = {}              # relationship id -> part name of the aFChunk relationships
         self.depth = 0                # 0 for the document, 1+ inside an embedded chunk
+        self.chunk_budget = None      # _ChunkBudget, shared with the chunks' own packages
         self.deadline = None
 
 
@@ -74,7 +78,15 @@ def convert(path, kind, out, deadline=None):
         _package(zf, out, deadline, 0)
 
 
-def _package(zf, out, deadline, depth):
+class _ChunkBudget(object):
+    """What the ``w:altChunk`` parts of one document (nested ones included) have inflated."""
+
+    def __init__(self):
+        self.seen = set()             # (package, part name) already imported
+        self.used = 0                 # bytes
+
+
+def _package(zf, out, deadline, depth, chunk_budget=None):
     """The body of the package ``zf``, then (for the document itself, not a .docx embedded as an
     ``w:altChunk``: ``depth`` > 0) its title, notes, headers and footers."""
     main = _main_part(zf)
@@ -86,6 +98,7 @@ def _package(zf, out, deadline, depth):
     ctx = _Ctx(_styles(zf, base), _numbering(zf, base))
     ctx.numbering.link_styles(lambda sid: (ctx.styles.get(sid, (None, None, None))[2] or (None,))[0])
     ctx.zf, ctx.deadline, ctx.depth = zf, deadline, depth
+    ctx.chunk_budget = chunk_budget or _ChunkBudget()
     ctx.chunks = dict((rid, target) for kind, target, rid in _resolved(rels, base) if kind == "aFChunk")
     if depth == 0:
         core = zip_read(zf, "docProps/core.xml", cap=1 << 20)
@@ -300,9 +313,22 @@ def _alt_chunk(el, ctx, out):
     ``afchunk.mht`` holding the whole text). HTML / MHTML, RTF, plain text and .docx parts are read
     in place by their own readers; anything else is left out with a warning."""
     name = ctx.chunks.get(el.get(R_NS + "id") or "")
-    data = zip_read(ctx.zf, name) if name else None
+    if not name:
+        return
+    budget = ctx.chunk_budget          # each part once, CHUNK_BYTES in all
+    key = (id(ctx.zf), name)
+    if key in budget.seen:
+        out.warnings.append("文档里同一段嵌入内容（%s）被引用了多次，只读了第一次" % posixpath.basename(name))
+        return
+    budget.seen.add(key)
+    left = CHUNK_BYTES - budget.used
+    if left <= 0:
+        out.warnings.append("文档里嵌入的其他格式内容合计超过 %d MB，后面的没有读出" % (CHUNK_BYTES >> 20))
+        return
+    data = zip_read(ctx.zf, name, cap=left)
     if not data:
         return
+    budget.used += len(data)
     found = sniff.sniff(data)
     kind = found.kind
     if kind in ("html", "mhtml") or (kind == "xml" and b"<html" in data[:4096].lower()):
@@ -316,7 +342,7 @@ def _alt_chunk(el, ctx, out):
             inner = None
         if inner is not None:
             with inner:
-                _package(inner, out, ctx.deadline, ctx.depth + 1)
+                _package(inner, out, ctx.deadline, ctx.depth + 1, budget)
     elif kind == "text":
         for line in textlib.decode(data)[0].splitlines():
             out.para(line)
