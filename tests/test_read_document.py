@@ -189,22 +189,11 @@ def test_bad_parameters(run):
 
 def _docx(path, body):
     """A minimal .docx as Word writes one: the package parts and ``body`` inside w:body."""
-    import zipfile
+    from test_documents_docx import _package
     w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-    with zipfile.ZipFile(str(path), "w") as zf:
-        zf.writestr("[Content_Types].xml",
-                    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
-                    'content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
-                    'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override '
-                    'PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
-                    'wordprocessingml.document.main+xml"/></Types>')
-        zf.writestr("_rels/.rels",
-                    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
-                    'package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
-                    'officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
-        zf.writestr("word/document.xml", '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="%s" '
-                    'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><w:body>%s</w:body>'
-                    '</w:document>' % (w, body))
+    _package(path, '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="%s" '
+             'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml"><w:body>%s</w:body>'
+             '</w:document>' % (w, body))
 
 
 def test_docx_check_boxes_show_their_state(run, tmp_path):
