@@ -19,9 +19,12 @@ Speed: a million-row export must read in about a second, and the csv module plus
 per cell cost twice that. So the text is read in blocks of whole lines; a block without any
 ``"`` (no quoting, hence no ``="..."`` either), lone ``\\r`` or NUL is cut with ``str.split``,
 one C call per line, which gives exactly the csv module's records for such text (the default
-dialect only differs from a split where quotes are involved). The first block that has one of
-those characters hands that block and the rest of the file to ``csv.reader``, since a quoted
-field may span lines and blocks. Both paths count records the same way, so row numbers agree.
+dialect only differs from a split where quotes are involved). Most such blocks (no blank line,
+no empty field before a line's last filled one) are split by ``map``/``zip`` in C and handed out
+as one iterator per block, chained in C (``_record_blocks``): no Python frame per record. The
+first block that has one of those characters hands that block and the rest of the file to
+``csv.reader``, since a quoted field may span lines and blocks. All paths count records the same
+way, so row numbers agree.
 
 Bounds (issue 34: a 20 MB single-line csv took 3.4 GB and ran into the host's kill): a physical
 line, and a quoted field, may hold at most :data:`MAX_LINE` characters (16 Mi), and a record at most
