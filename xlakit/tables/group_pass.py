@@ -213,7 +213,10 @@ class _TextSums(object):
     dot; no dot without a digit either side, which ``Decimal`` would take and the rule not). A group
     whose batch holds anything else (empty cells, ``￥1,234``, ``待定``) is added by ``SumAgg.add``
     cell by cell, the batches of all such groups merged by row number so skipped cells are noted
-    in row order; and every batch is added before any row goes to ``SumAgg.add`` directly."""
+    in row order; and every batch is added before any row goes to ``SumAgg.add`` directly. Two raw
+    cells of one group (``华东`` and `` 华东``) have a list each, so that group's additions may come in
+    another order: the same sum while it has at most 28 digits (``Decimal``'s precision; the merge
+    of two processes in ``split_pass`` relies on the same)."""
 
     FLUSH = 0x3FFF
 
@@ -306,8 +309,8 @@ def _plain_texts(texts):
         return False
     if not joined.isascii():
         return False
-    if joined.encode("ascii").translate(None, b"0123456789.+-\n"):
-        return False
+    if joined.encode("ascii").translate(None, b"0123456789.+-\n") or joined.count("\n") != len(texts) + 1:
+        return False                             # another character, or a line break inside a cell
     return not any(bad in joined for bad in _NOT_PLAIN)
 
 
