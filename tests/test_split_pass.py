@@ -226,3 +226,65 @@ def test_deadline_on_two_processes_gives_a_labelled_partial_answer(run, tmp_path
     else:
         assert part["stopped_at"] > 1 and part["rows_used"] < full["rows_used"]
         assert "complete=false" in part["warnings"][0]
+
+
+def plain_lines(n):
+    """``ledger_lines`` without quoted cells, so the reader's quote-free block path (map/zip in C)
+    and calc's gathered sums (``group_pass._TextSums``) do the work: blank lines, lines of bare
+    delimiters, empty cells before the last filled one, trailing empty cells, 小计/合计 rows,
+    text, signs and odd decimals in the summed column, dates that are not dates. Lines from n/8 to
+    the last 300 have no empty cell but trailing ones and no blank line, so whole blocks there take
+    the C path."""
+    out = []
+    for i, ln in enumerate(ledger_lines(n)):
+        if '"' in ln or "第二行" in ln:
+            continue
+        if n // 8 < i < n - 300:
+            if not ln:
+                continue
+            ln = ln.replace(",,,,,", ",-,-,-,-,").rstrip(",") + ("," if i % 3 else "")
+        elif i % 37 == 9:
+            ln = ln.replace(",", ",,", 1).rsplit(",", 1)[0]          # an empty cell in the middle
+        elif i % 41 == 7:
+            ln += ",,"                                                # trailing empty cells
+        elif i % 59 == 11:
+            ln = ",,,,,,"                                             # nothing but delimiters
+        elif i % 67 == 13:
+            parts = ln.split(",")
+            if len(parts) > 5:
+                parts[5] = ["", "+12.5", "-3", ".5", "7.", "1e3", "0012.340", "1.2.3"][i % 8]
+                ln = ",".join(parts)
+        out.append(ln)
+    return out
+
+
+PATH_ENVS = [{"XLA_CSV_WORKERS": "1", "XLA_CALC_TEXT_SUMS": "0"}, {"XLA_CSV_WORKERS": "1"},
+             {"XLA_CSV_WORKERS": "2"}, {"XLA_CSV_WORKERS": "2", "XLA_CALC_TEXT_SUMS": "0"}]
+
+
+@pytest.mark.parametrize("encoding,newline", [("utf-8-sig", "\r\n"), ("gb18030", "\n")])
+def test_quote_free_paths_same_answer(run, tmp_path, encoding, newline):
+    """Every path (one process or two, gathered sums or SumAgg.add per cell) gives the same JSON on
+    a quote-free file, where the reader splits whole blocks in C; and so does the file with one
+    quoted cell at its top (the csv module reads all of it)."""
+    lines = plain_lines(20000)
+    path = tmp_path / ("无引号_%s.csv" % encoding)
+    path.write_bytes((newline.join(lines) + newline).encode(encoding))
+    quoted = tmp_path / ("有引号_%s.csv" % encoding)
+    cells = lines[2].split(",")
+    cells[1] = '"%s"' % cells[1]                       # the same cell, quoted
+    quoted.write_bytes((newline.join(lines[:2] + [",".join(cells)] + lines[3:]) + newline).encode(encoding))
+    jobs = JOBS + [{"metrics": [{"column": "金额", "func": "sum"}]},
+                   {"group_by": ["备注"], "metrics": [{"column": "金额", "func": "sum"}]},
+                   {"group_by": [{"column": "日期", "date_bucket": "week"}], "metrics": [{"column": "金额"}]}]
+    for job in jobs:
+        answers = []
+        for p in (path, quoted):
+            for env in PATH_ENVS:
+                res = run("calc_table", dict(job, path=str(p)), extra_env=env)
+                assert res.stdout, (res.exit_code, res.stderr[-800:], p, env)
+                answers.append(json.dumps(ok(res), ensure_ascii=False))
+        for answer, (p, env) in zip(answers, [(p, env) for p in (path, quoted) for env in PATH_ENVS]):
+            assert answer == answers[0], (job, p.name, env)
+    first = json.loads(answers[0])
+    assert first["skipped"] and first["rows_used"] > 5000

@@ -7,6 +7,8 @@ parameters and sends its groups back to be merged; both processes must parse the
 add the rows exactly alike, so the code exists once, here.
 """
 import datetime
+import os
+from decimal import Decimal
 from operator import itemgetter
 
 from ..errors import ToolError
@@ -124,22 +126,25 @@ def aggregate(table, groups, metrics, where, include_totals, deadline=None):
     The group cells as read -> their accumulators are remembered, so the key function (trim,
     date bucket) runs once per distinct cells, not per row. Only text, date and empty cells are
     remembered (1 == 1.0 == True as dict keys, but not as labels), and never cells a bucket found
-    not to be a date, so each of those is still counted with its row."""
-    make_key, specs = _key_maker(groups)
-    skips = [SkipLog() for _ in metrics]
-    plan = [(m[0].index if m[0] is not None else -1, m[1]) for m in metrics]
+    not to be a date, so each of those is still counted with its row. A csv's one summed column
+    goes through :class:`_TextSums` (same answer, a third of the time)."""
+    state = _Groups(groups, metrics)
+    plan, skips, specs = state.plan, state.skips, state.specs
     single = plan[0] if len(plan) == 1 else None
     match = where.test if where.conditions else None
-    buckets = {}
-    memo = {}
-    idxs = [idx for idx, _b in specs]
-    bucketers = [b for _i, b in specs if b is not None]
-    memo_ok = _MEMO_CLASSES
+    rows = table.data_rows(include_totals=include_totals)
+    if single is not None and single[1] == "sum" and single[0] >= 0 and match is None \
+            and getattr(table.book, "kind", None) == "csv" and os.environ.get("XLA_CALC_TEXT_SUMS") != "0":
+        used, stopped_at = _TextSums(state).run(rows, deadline)
+        return state.buckets, used, 0, skips, specs, stopped_at
+    idxs = state.idxs
     top = max(idxs) if idxs else -1
     pick = itemgetter(*idxs) if len(idxs) >= 2 else None    # the group cells of a full row in one C call
+    memo = state.memo
+    accs_for = state.accs_for
     used = filtered = 0
     stopped_at = None
-    for rownum, values in table.data_rows(include_totals=include_totals):
+    for rownum, values in rows:
         if not (used + filtered) & 0x3FFF and (used or filtered) and deadline is not None \
                 and deadline.expired():
             stopped_at = rownum       # this row and the rest are not counted: the answer says so
@@ -155,25 +160,158 @@ def aggregate(table, groups, metrics, where, include_totals, deadline=None):
             raw = tuple([values[i] if i < n else None for i in idxs])
         accs = memo.get(raw)
         if accs is None:
-            bad = sum(b.bad for b in bucketers)
-            key = make_key(values, rownum)
-            accs = buckets.get(key)
-            if accs is None:
-                if len(buckets) >= MAX_GROUPS:
-                    raise too_many_groups()
-                accs = [RowCount() if idx < 0 else make_metric(func, skips[i])
-                        for i, (idx, func) in enumerate(plan)]
-                buckets[key] = accs
-            if len(memo) < MAX_MEMO and bad == sum(b.bad for b in bucketers) and all(
-                    v.__class__ in memo_ok for v in raw):
-                memo[raw] = accs
+            accs = accs_for(raw, values, rownum)
         if single is not None:
             idx = single[0]
             accs[0].add(values[idx] if 0 <= idx < n else None, rownum)
         else:
             for acc, (idx, _func) in zip(accs, plan):
                 acc.add(values[idx] if 0 <= idx < n else None, rownum)
-    return buckets, used, filtered, skips, specs, stopped_at
+    return state.buckets, used, filtered, skips, specs, stopped_at
+
+
+class _Groups(object):
+    """The groups of one pass: key function, accumulators by key, and the memo of raw group cells
+    (see ``aggregate``)."""
+
+    def __init__(self, groups, metrics):
+        self.make_key, self.specs = _key_maker(groups)
+        self.skips = [SkipLog() for _ in metrics]
+        self.plan = [(m[0].index if m[0] is not None else -1, m[1]) for m in metrics]
+        self.buckets = {}
+        self.memo = {}
+        self.idxs = [idx for idx, _b in self.specs]
+        self.bucketers = [b for _i, b in self.specs if b is not None]
+
+    def accs_for(self, raw, values, rownum):
+        """The accumulators of a row whose raw group cells are not remembered yet (new group, or
+        cells never remembered); remembers them when allowed."""
+        bucketers = self.bucketers
+        bad = sum(b.bad for b in bucketers)
+        key = self.make_key(values, rownum)
+        accs = self.buckets.get(key)
+        if accs is None:
+            if len(self.buckets) >= MAX_GROUPS:
+                raise too_many_groups()
+            skips = self.skips
+            accs = [RowCount() if idx < 0 else make_metric(func, skips[i]) for i, (idx, func) in enumerate(self.plan)]
+            self.buckets[key] = accs
+        if len(self.memo) < MAX_MEMO and bad == sum(b.bad for b in bucketers) and all(
+                v.__class__ in _MEMO_CLASSES for v in raw):
+            self.memo[raw] = accs
+        return accs
+
+
+class _TextSums(object):
+    """The pass for one ``sum`` over a csv column: each group's cell texts are gathered in a list
+    (one ``append`` per row) and added every 16,384 rows with C loops, instead of one
+    ``SumAgg.add`` per row (a call, a regex and a Decimal: a third of a million-row pass).
+
+    Same answer, exactly: a group's texts are added by ``SumAgg._total = sum(map(Decimal, texts),
+    _total)``, the very additions, in the same order, that ``SumAgg.add`` makes for plain number
+    texts (``[+-]?\\d+(\\.\\d+)?``); a batch is checked to be all plain first (ASCII digits, sign,
+    dot; no dot without a digit either side, which ``Decimal`` would take and the rule not). A group
+    whose batch holds anything else (empty cells, ``￥1,234``, ``待定``) is added by ``SumAgg.add``
+    cell by cell, the batches of all such groups merged by row number so skipped cells are noted
+    in row order; and every batch is added before any row goes to ``SumAgg.add`` directly. Two raw
+    cells of one group (``华东`` and `` 华东``) have a list each, so that group's additions may come in
+    another order: the same sum while it has at most 28 digits (``Decimal``'s precision; the merge
+    of two processes in ``split_pass`` relies on the same)."""
+
+    FLUSH = 0x3FFF
+
+    def __init__(self, state):
+        self.state = state
+        self.bags = {}               # raw group cells -> [row, text, row, text, ...] of this batch
+        self.pending = []            # (accumulator, bag) with rows in this batch
+
+    def run(self, rows, deadline):
+        state = self.state
+        idxs, memo, bags, pending = state.idxs, state.memo, self.bags, self.pending
+        col = state.plan[0][0]
+        top = max(idxs + [col])
+        if len(idxs) >= 2:
+            pick = itemgetter(*idxs)
+        elif idxs:
+            i0 = idxs[0]
+            pick = lambda values: (values[i0],)      # noqa: E731 - the memo's one-cell key
+        else:
+            pick = lambda values: ()                 # noqa: E731 - one total group
+        used = 0
+        stopped_at = None
+        for rownum, values in rows:
+            if not used & self.FLUSH and used:
+                self.flush()
+                if deadline is not None and deadline.expired():
+                    stopped_at = rownum
+                    break
+            used += 1
+            if len(values) <= top:                   # trailing empty cells were trimmed: they are None
+                values = values + [None] * (top + 1 - len(values))
+            raw = pick(values)
+            bag = bags.get(raw)
+            if bag is not None:
+                bag.append(rownum)
+                bag.append(values[col])
+                continue
+            accs = memo.get(raw)
+            if accs is None:
+                accs = state.accs_for(raw, values, rownum)
+            if memo.get(raw) is accs:
+                bag = bags[raw] = [rownum, values[col]]
+                pending.append((accs[0], bag))
+                continue
+            self.flush()                             # cells never remembered: this row on its own
+            accs[0].add(values[col], rownum)
+        self.flush()
+        return used, stopped_at
+
+    def flush(self):
+        """Add the gathered texts of every group (see the class docstring)."""
+        if not self.pending:
+            return
+        odd = []
+        for acc, bag in self.pending:
+            texts = bag[1::2]
+            if None in texts:                        # empty cells: SumAgg.add passes over them
+                texts = [t for t in texts if t is not None]
+            if _plain_texts(texts):
+                try:
+                    acc._total = sum(map(Decimal, texts), acc._total)
+                    acc.n += len(texts)
+                    continue
+                except ArithmeticError:          # cannot happen for plain texts; the cell rule decides
+                    pass
+            odd.append((acc, bag))
+        if odd:
+            cells = []
+            for acc, bag in odd:
+                cells += [(bag[i], acc, bag[i + 1]) for i in range(0, len(bag), 2)]
+            cells.sort(key=itemgetter(0))
+            for rownum, acc, value in cells:
+                acc.add(value, rownum)
+        self.bags.clear()
+        self.pending.clear()
+
+
+_NOT_PLAIN = ("\n.", ".\n", "+.", "-.")
+
+
+def _plain_texts(texts):
+    """Whether every item is a text ``SumAgg.add`` reads as a plain number (``_PLAIN_NUMBER``):
+    checked on the texts joined, in C. Items of ASCII digits, ``+-.`` that ``Decimal`` accepts are
+    plain unless a dot lacks a digit on one side (``.5``, ``5.``, ``-.5``), which the joined text
+    shows; items ``Decimal`` refuses (``1.2.3``, ``+``, ``""``) raise in the sum and are then
+    added one by one."""
+    try:
+        joined = "\n" + "\n".join(texts) + "\n"
+    except TypeError:                            # not text (cannot happen in a csv): cell by cell
+        return False
+    if not joined.isascii():
+        return False
+    if joined.encode("ascii").translate(None, b"0123456789.+-\n") or joined.count("\n") != len(texts) + 1:
+        return False                             # another character, or a line break inside a cell
+    return not any(bad in joined for bad in _NOT_PLAIN)
 
 
 def too_many_groups():

@@ -110,7 +110,9 @@ def grouped(table, params, groups, metrics, where, include_totals, deadline):
     try:
         end = PartEnd(check=True)
         seen = table.sample_end
-        table._rows.close()                 # the whole-file reader the header was found with
+        close = getattr(table._rows, "close", None)     # the whole-file reader the header was found with
+        if close is not None:
+            close()
         table._rows = itertools.dropwhile(lambda item: item[0] <= seen, table.book.byte_rows(0, cut, end))
         try:
             mine = group_pass.aggregate(table, groups, metrics, where, include_totals, deadline)
