@@ -8,7 +8,8 @@ UTF-16 (every Chinese document). Fast-saved files scatter the pieces; following 
 them back in reading order. The main text is the FIB's first ``ccpText`` characters; footnotes
 and endnotes follow it in the same character space and come after the body under 【脚注】/【尾注】
 (as docx), their auto-numbered reference marks shown as "[1]" / "[i]" where Word shows them
-(``note_marks``); headers and text boxes are left out (they would leak in as noise).
+(``note_marks``); then headers and footers under 【页眉】/【页脚】, each distinct text once
+(``_headers``). Text boxes are left out.
 
 Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only the result is text
 (``HYPERLINK "…"``, ``PAGE``, ``TOC \\o`` are not); ``0x0D`` ends a paragraph, ``0x07`` ends a
@@ -135,7 +136,7 @@ class Fib:
         # the stories after the main text, in character-position order (footnotes, headers,
         # macros, comments, endnotes, ...): where the footnotes and the endnotes start and end
         sizes = [lw[i] if len(lw) > i else 0 for i in range(3, 9)]
-        self.ccp_ftn, self.ccp_edn = sizes[1], sizes[5]
+        self.ccp_ftn, self.ccp_hdd, self.ccp_edn = sizes[1], sizes[2], sizes[5]
         self.edn_start = sum(sizes[:5])
         ncount = struct.unpack_from("<H", wd, pos)[0]
         pos += 2
@@ -453,6 +454,7 @@ def convert(path, kind, out, deadline=None):
     notes = note_marks(table, fib)
     _emit(wd, plist, fib.ccp_text, props, headings, out, deadline, lists=(lists, style_lists), marks=notes[0])
     _notes(wd, plist, fib, props, headings, out, deadline, (lists, style_lists), notes[1])
+    _headers(wd, plist, table, fib, props, headings, out, deadline, (lists, style_lists))
 
 
 def _roman(n):
@@ -511,8 +513,46 @@ def _notes(wd, plist, fib, props, headings, out, deadline, lists, marks=None):
         _emit(wd, plist, (start, start + size), props, headings, out, deadline, lists=lists, marks=marks)
 
 
+def _headers(wd, plist, table, fib, props, headings, out, deadline, lists):
+    """Headers and footers after the notes under 【页眉】/【页脚】, each distinct text once, as the
+    docx reader puts them. The header story (after the footnotes) is cut by the PlcfHdd (FIB pair
+    11): six separator stories, then six per section: even header, odd header, even footer, odd
+    footer, first-page header, first-page footer; an empty story has no characters."""
+    fc, lcb = fib.pair(11)
+    start = fib.ccp_text + fib.ccp_ftn
+    if not fib.ccp_hdd or lcb < 8 or fc + lcb > len(table):
+        return
+    if start + fib.ccp_hdd > max((p.cp_end for p in plist), default=0):
+        return
+    from .base import Builder
+    cps = struct.unpack_from("<%di" % (lcb // 4), table, fc)
+    found, seen = {"页眉": [], "页脚": []}, set()
+    for i in range(6, len(cps) - 1):
+        lo, hi = cps[i], cps[i + 1]
+        if not 0 <= lo < hi <= fib.ccp_hdd or not _has_text(wd, plist, start + lo, start + hi):
+            continue
+        story = Builder(deadline=deadline)          # what the story shows (a field without a result: nothing)
+        _emit(wd, plist, (start + lo, start + hi), props, headings, story, deadline, lists=lists)
+        blocks = [b for b in story.parts[0::2] if b.strip()]
+        if blocks and "\n".join(blocks) not in seen:
+            seen.add("\n".join(blocks))
+            found["页眉" if (i - 6) % 6 in (0, 1, 4) else "页脚"].append(blocks)
+    for label in ("页眉", "页脚"):
+        for blocks in found[label]:
+            out.section(label)
+            for block in blocks:
+                out.raw(block)
+
+
 def _has_text(wd, plist, start, end):
     """Any visible character (beyond marks and paragraph ends) in the characters [start, end)."""
+    return bool(_story_text(wd, plist, start, end))
+
+
+def _story_text(wd, plist, start, end):
+    """The characters [start, end) without marks, paragraph ends and surrounding spaces (field
+    instructions included: enough to tell stories apart and empty ones from the rest)."""
+    got = []
     for piece in plist:
         lo, hi = max(piece.cp, start), min(piece.cp_end, end)
         if lo >= hi:
@@ -520,9 +560,8 @@ def _has_text(wd, plist, start, end):
         width = 1 if piece.compressed else 2
         raw = wd[piece.fc + (lo - piece.cp) * width:piece.fc + (hi - piece.cp) * width]
         text = decode_compressed(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
-        if text.strip(" \t\r\n\x02\x07\x0b\x0c\x01\x08\x13\x14\x15"):
-            return True
-    return False
+        got.append(text)
+    return "".join(got).strip(" \t\r\n\x02\x07\x0b\x0c\x01\x08\x13\x14\x15")
 
 
 def _word95(wd, fib, out, deadline):
