@@ -261,7 +261,7 @@ def test_hints_name_only_declared_parameters(sweep):
 ALLOWED_WORDS = frozenset(w.lower() for w in """
     xlsx xlsm xls xlsb csv tsv txt html htm xml json pdf docx doc pptx ppt odt ods odp rtf wps et dps fods
     png jpg jpeg gif bmp webp svg zip md py utf gbk gb18030 gb2312 big5 bom ansi ascii unicode utf-8 utf-16
-    excel wps office libreoffice word powerpoint python pip pandas openpyxl xlrd xlwt ocr tesseract
+    excel wps office libreoffice word powerpoint wordperfect wpd python pip pandas openpyxl xlrd xlwt ocr tesseract
     http https url ftp ip ipv4 ipv6 dns tcp ssl tls socks socks5 proxy id vba macos windows linux mac
     sum avg max min count count_rows distinct_count asc desc true false null none json iso iso8601
     year quarter month week day label total first last remove report merge reconcile overwrite append

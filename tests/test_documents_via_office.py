@@ -62,3 +62,39 @@ def test_word2_is_read_through_libreoffice(run):
     assert "benni.alexander@nokia.com" in lines[1] and "Nokia Japan Co, Ltd" in lines[1]
     assert "Member of 3GPP (CCSA)" in lines
     assert any("LibreOffice" in w for w in data["warnings"])
+
+
+@needs_office
+def test_convert_document_takes_wordperfect_and_word2(run, home, tmp_path):
+    """What read_document reads through LibreOffice, convert_document converts: a .wpd to PDF and
+    to a .docx Word opens (read back here), a Word 2.0 .doc to .odt."""
+    src = wordperfect(tmp_path / "季度报告.wpd")
+    data = ok(run("convert_document", {"path": src}))
+    assert data["path"].endswith("季度报告.pdf") and data["pages"] == 1 and data["format"] == "pdf"
+    data = ok(run("convert_document", {"path": src, "format": "docx"}))
+    assert data["path"].endswith("季度报告.docx") and data["pages"] is None and "DOCX" in data["message"]
+    back = ok(run("read_document", {"path": data["path"]}))
+    assert back["format"] == "docx" and back["text"].split("\n") == [p.decode() for p in PARAS]
+    data = ok(run("convert_document", {"path": os.path.join(POI, "word2.doc"), "format": "odt",
+                                       "out_path": str(tmp_path / "旧文档.odt")}))
+    assert data["path"] == str(tmp_path / "旧文档.odt")
+    assert "Member of 3GPP (ARIB)" in ok(run("read_document", {"path": data["path"]}))["text"]
+
+
+def test_convert_document_without_libreoffice_names_the_programs(run, tmp_path):
+    err = fail(run("convert_document", {"path": wordperfect(tmp_path / "report.wpd")}, extra_env=NO_OFFICE))
+    assert "WordPerfect" in err and "LibreOffice" in err and "安装" in err
+    err = fail(run("convert_document", {"path": os.path.join(POI, "word2.doc"), "format": "docx"}, extra_env=NO_OFFICE))
+    assert "Word 1.0/2.0" in err and "Word 97–2003" in err and ".docx" in err
+    err = fail(run("convert_document", {"path": wordperfect(tmp_path / "locked.wpd", key=0x1234)}))
+    assert "密码" in err
+
+
+def test_convert_document_targets(run, tmp_path):
+    """docx / odt are for text documents only; a file already in the target format is refused."""
+    sheet = tmp_path / "表.csv"
+    sheet.write_text("a,b\n1,2\n", encoding="utf-8")
+    assert "只能转换成 PDF" in fail(run("convert_document", {"path": str(sheet), "format": "docx"}))
+    assert "已经是 DOCX" in fail(run("convert_document", {"path": os.path.join(FIXTURES, "sample.docx"), "format": "docx"}))
+    assert ".docx 结尾" in fail(run("convert_document", {"path": wordperfect(tmp_path / "r.wpd"), "format": "docx",
+                                                          "out_path": str(tmp_path / "r.pdf")}))

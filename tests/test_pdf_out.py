@@ -71,7 +71,7 @@ def test_pdf_refusals(run, home, tmp_path):
     assert "已经是 PDF" in fail(run("convert_document", {"path": str(pdf)}))
     zipped = tmp_path / "x.zip"
     zipped.write_bytes(b"PK")
-    assert "不是能转换成 PDF" in fail(run("convert_document", {"path": str(zipped)}))
+    assert "不是能转换的办公文件" in fail(run("convert_document", {"path": str(zipped)}))
     assert ".pdf 结尾" in fail(run("convert_document", {"path": str(src), "out_path": str(tmp_path / "y.docx")}))
     broken = tmp_path / "坏.docx"
     broken.write_bytes(b"not a document at all")

@@ -43,11 +43,46 @@ def test_docx_and_odt_extras(run):
         assert "【页眉】\n内部资料 请勿外传" in text and "【页脚】" in text
 
 
-def test_doc_is_main_text_only(run):
-    text = read(run, os.path.join(DOCS, "report.doc"))["text"]
-    assert "附件另行发送" not in text        # footnote text lives after ccpText
-    assert "内部资料" not in text           # headers too
-    assert read(run, os.path.join(DOCS, "report.doc"))["format"] == "doc"
+def test_doc_notes_come_after_the_body(run):
+    """Footnotes and headers live after ccpText: they come after the body under 【脚注】 and
+    【页眉】/【页脚】, as in docx, and the body keeps the note's reference mark where Word shows it
+    (issue 36: LibreOffice shows "1" there)."""
+    data = read(run, os.path.join(DOCS, "report.doc"))
+    body, _, rest = data["text"].partition("【脚注】")
+    assert "附件另行发送" not in body and "[1]\t附件另行发送给各部门负责人。" in rest.split("\n")
+    assert data["format"] == "doc"
+    # headers and footers after the notes, as in docx (the PlcfHdd's stories, each text once)
+    assert rest.endswith("【页眉】\n内部资料 请勿外传\n【页脚】\n第 1 页") and "内部资料" not in body
+
+
+def test_doc_footnote_and_endnote_marks(run):
+    """POI's footnote.doc / endingnote.doc: auto-numbered marks as Word numbers them by default
+    (footnotes 1, 2, endnotes i, ii), the notes after the body, each after its mark."""
+    text = read(run, os.path.join(POI, "footnote.doc"))["text"]
+    assert text.split("\n") == ["Test text[1][i]", "【脚注】", "[1]\tTestFootnote", "【尾注】", "[i]\tTestEndnote"]
+    text = read(run, os.path.join(POI, "endingnote.doc"))["text"]
+    assert text.split("\n") == ["Text, text[i], text.", "【尾注】", "[i]\tEnding note text"]
+
+
+def test_doc_headers_and_footers(run):
+    """POI's DiffFirstPageHeadFoot.doc: the odd-page and first-page header and footer stories
+    (PlcfHdd), headers first, each under its label, after the body."""
+    text = read(run, os.path.join(POI, "DiffFirstPageHeadFoot.doc"))["text"]
+    body, _, rest = text.partition("【页眉】")
+    assert "First header column" not in body and "The footer of the first page" not in body
+    assert ("【页眉】" + rest).split("\n") == [
+        "【页眉】", "First header column!\tMid header Right header!",
+        "【页眉】", "I am the header on the first page, and I’m nice and simple",
+        "【页脚】", "Footer Left\tFooter Middle Footer Right", "【页脚】", "The footer of the first page"]
+
+
+def test_doc_table_stream_marked_as_storage(run):
+    """A fuzzed POI file whose 1Table directory entry says "storage" though it has a size and
+    sectors and no children: read as the stream it is (as LibreOffice does), with a warning,
+    instead of refusing with "this file is not a stream". Its text is 14 NUL characters."""
+    data = read(run, os.path.join(POI, "fuzz-table-as-storage.doc"))
+    assert data["text"] == "" and "没有文字内容" in data["message"]
+    assert any("损坏" in w and "另存" in w for w in data["warnings"])
 
 
 def test_doc_compressed_pieces(run):

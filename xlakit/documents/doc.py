@@ -5,8 +5,11 @@ The text of a .doc is not stored in order: the File Information Block (FIB) at t
 the CLX holds a piece table (PlcPcd): character-position ranges, each stored at some file offset
 either "compressed" (one byte per character, cp1252 with Word's own 0x80–0x9F mapping) or as
 UTF-16 (every Chinese document). Fast-saved files scatter the pieces; following the table puts
-them back in reading order. Only the main text counts (the FIB's ``ccpText``): footnotes, headers
-and text boxes follow it in the same character space and would otherwise leak in as noise.
+them back in reading order. The main text is the FIB's first ``ccpText`` characters; footnotes
+and endnotes follow it in the same character space and come after the body under 【脚注】/【尾注】
+(as docx), their auto-numbered reference marks shown as "[1]" / "[i]" where Word shows them
+(``note_marks``); then headers and footers under 【页眉】/【页脚】, each distinct text once
+(``_headers``). Text boxes are left out.
 
 Special characters: fields are ``0x13 instruction 0x14 result 0x15`` and only the result is text
 (``HYPERLINK "…"``, ``PAGE``, ``TOC \\o`` are not); ``0x0D`` ends a paragraph, ``0x07`` ends a
@@ -130,6 +133,11 @@ class Fib:
         lw = struct.unpack_from("<%dI" % min(cslw, 22), wd, pos + 2)
         pos += 2 + cslw * 4
         self.ccp_text = lw[3] if len(lw) > 3 else 0
+        # the stories after the main text, in character-position order (footnotes, headers,
+        # macros, comments, endnotes, ...): where the footnotes and the endnotes start and end
+        sizes = [lw[i] if len(lw) > i else 0 for i in range(3, 9)]
+        self.ccp_ftn, self.ccp_hdd, self.ccp_edn = sizes[1], sizes[2], sizes[5]
+        self.edn_start = sum(sizes[:5])
         ncount = struct.unpack_from("<H", wd, pos)[0]
         pos += 2
         self.fclcb = struct.unpack_from("<%dI" % (min(ncount, 200) * 2), wd, pos)
@@ -385,8 +393,9 @@ def _read_streams(ole):
     if True:
         if not ole.exists("WordDocument"):
             raise FormatError("这个 Office 复合文件里没有 Word 正文（WordDocument 流），不是 Word 文档")
-        wd = ole.openstream("WordDocument").read()
+        wd, damaged = _stream(ole, "WordDocument")
         fib = Fib(wd)
+        fib.repaired = damaged
         if fib.ident != 0xA5EC and fib.nfib >= 0xC1 and not fib.old:
             raise FormatError("Word 文档的文件头（FIB）无法识别，文件可能已损坏。请用 Word/WPS 打开后另存一份再试")
         if fib.old:
@@ -397,8 +406,24 @@ def _read_streams(ole):
             return wd, wd, fib
         if not ole.exists(fib.table):
             raise FormatError("Word 文档缺少表格流 %s，文件已损坏或不完整。请用 Word/WPS 打开后另存一份再试" % fib.table)
-        table = ole.openstream(fib.table).read()
+        table, damaged = _stream(ole, fib.table)
+        fib.repaired = fib.repaired or damaged
     return wd, table, fib
+
+
+def _stream(ole, name):
+    """(bytes of the stream ``name``, whether its directory entry was damaged). A directory entry
+    whose type byte says "storage" while it has no children, a size and a first sector is a
+    stream with one damaged byte (a fuzzed POI file has its 1Table so): its sectors are read as
+    the stream's, as LibreOffice does, instead of refusing a readable document."""
+    try:
+        return ole.openstream(name).read(), False
+    except OSError:
+        entry = ole.direntries[ole._find(name)]
+        children = getattr(entry, "kids", None) or []
+        if entry.entry_type != 1 or children or not entry.size:      # 1: STGTY_STORAGE
+            raise
+        return ole._open(entry.isectStart, entry.size).read(), True
 
 
 def convert(path, kind, out, deadline=None):
@@ -412,6 +437,9 @@ def convert(path, kind, out, deadline=None):
         from . import via_office
         via_office.read(path, "word2", out, deadline)
         return
+    if getattr(fib, "repaired", False):
+        out.warnings.append("这个 Word 文件的内部目录有损坏（数据流被标成了文件夹），已按原数据读出，内容可能不完整。"
+                            "建议用 Word/WPS 打开后另存一份")
     if fib.word95:
         _word95(wd, fib, out, deadline)
         return
@@ -423,7 +451,117 @@ def convert(path, kind, out, deadline=None):
     props = ParaProps(wd, table, fib)
     headings, style_lists = read_styles(table, fib)
     lists = doc_lists.read(table, fib)
-    _emit(wd, plist, fib.ccp_text, props, headings, out, deadline, lists=(lists, style_lists))
+    notes = note_marks(table, fib)
+    _emit(wd, plist, fib.ccp_text, props, headings, out, deadline, lists=(lists, style_lists), marks=notes[0])
+    _notes(wd, plist, fib, props, headings, out, deadline, (lists, style_lists), notes[1])
+    _headers(wd, plist, table, fib, props, headings, out, deadline, (lists, style_lists))
+
+
+def _roman(n):
+    out = ""
+    for value, digits in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                          (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        while n >= value:
+            out, n = out + digits, n - value
+    return out
+
+
+def note_marks(table, fib):
+    """({cp: "[1]"} of the body's auto-numbered note references, {cp: "[1]"} of each note
+    story's own mark). Word shows a reference as a superscript number where the 0x02 character
+    stands; LibreOffice's text shows it too, and without it a reader cannot tell which note
+    belongs where. The PlcffndRef / PlcfendRef (FIB pairs 2 and 46) hold the references' CPs and
+    an FRD each (non-zero: auto-numbered; zero: a custom mark, which is ordinary text already);
+    PlcffndTxt / PlcfendTxt (3 and 47) where each note's story starts. Numbers as Word's
+    defaults: footnotes 1, 2, 3, endnotes i, ii, iii (a document that chose other formats or
+    restarts per page shows other marks; the pairing stays right)."""
+    body, stories = {}, {}
+    if fib.word95 or fib.old:
+        return body, stories
+    for (ref_pair, txt_pair, base, fmt) in ((2, 3, fib.ccp_text, str), (46, 47, fib.edn_start, _roman)):
+        fc, lcb = fib.pair(ref_pair)
+        if lcb < 6 or fc + lcb > len(table) or (lcb - 4) % 6:
+            continue
+        n = (lcb - 4) // 6
+        cps = struct.unpack_from("<%di" % n, table, fc)
+        frds = struct.unpack_from("<%dh" % n, table, fc + 4 * (n + 1))
+        fc_t, lcb_t = fib.pair(txt_pair)
+        starts = ()
+        if lcb_t >= 8 and fc_t + lcb_t <= len(table):
+            starts = struct.unpack_from("<%di" % (lcb_t // 4), table, fc_t)
+        number = 0
+        for k, (cp, frd) in enumerate(zip(cps, frds)):
+            if not frd:
+                continue
+            number += 1
+            body[cp] = "[%s]" % fmt(number)
+            if k < len(starts) - 1:
+                stories[base + starts[k]] = "[%s]" % fmt(number)
+    return body, stories
+
+
+def _notes(wd, plist, fib, props, headings, out, deadline, lists, marks=None):
+    """Footnotes and endnotes after the body under 【脚注】/【尾注】, as the docx reader puts them
+    (without them a note's text is simply missing), each after its mark ("[1]", ``note_marks``).
+    The closing guard paragraph is not text."""
+    for label, start, size in (("脚注", fib.ccp_text, fib.ccp_ftn), ("尾注", fib.edn_start, fib.ccp_edn)):
+        if size <= 0 or start + size > max((p.cp_end for p in plist), default=0):
+            continue
+        if not _has_text(wd, plist, start, start + size):
+            continue
+        out.section(label)
+        _emit(wd, plist, (start, start + size), props, headings, out, deadline, lists=lists, marks=marks)
+
+
+def _headers(wd, plist, table, fib, props, headings, out, deadline, lists):
+    """Headers and footers after the notes under 【页眉】/【页脚】, each distinct text once, as the
+    docx reader puts them. The header story (after the footnotes) is cut by the PlcfHdd (FIB pair
+    11): six separator stories, then six per section: even header, odd header, even footer, odd
+    footer, first-page header, first-page footer; an empty story has no characters."""
+    fc, lcb = fib.pair(11)
+    start = fib.ccp_text + fib.ccp_ftn
+    if not fib.ccp_hdd or lcb < 8 or fc + lcb > len(table):
+        return
+    if start + fib.ccp_hdd > max((p.cp_end for p in plist), default=0):
+        return
+    from .base import Builder
+    cps = struct.unpack_from("<%di" % (lcb // 4), table, fc)
+    found, seen = {"页眉": [], "页脚": []}, set()
+    for i in range(6, len(cps) - 1):
+        lo, hi = cps[i], cps[i + 1]
+        if not 0 <= lo < hi <= fib.ccp_hdd or not _has_text(wd, plist, start + lo, start + hi):
+            continue
+        story = Builder(deadline=deadline)          # what the story shows (a field without a result: nothing)
+        _emit(wd, plist, (start + lo, start + hi), props, headings, story, deadline, lists=lists)
+        blocks = [b for b in story.parts[0::2] if b.strip()]
+        if blocks and "\n".join(blocks) not in seen:
+            seen.add("\n".join(blocks))
+            found["页眉" if (i - 6) % 6 in (0, 1, 4) else "页脚"].append(blocks)
+    for label in ("页眉", "页脚"):
+        for blocks in found[label]:
+            out.section(label)
+            for block in blocks:
+                out.raw(block)
+
+
+def _has_text(wd, plist, start, end):
+    """Any visible character (beyond marks and paragraph ends) in the characters [start, end)."""
+    return bool(_story_text(wd, plist, start, end))
+
+
+def _story_text(wd, plist, start, end):
+    """The characters [start, end) without marks, paragraph ends and surrounding spaces (field
+    instructions included: enough to tell stories apart and empty ones from the rest)."""
+    got = []
+    for piece in plist:
+        lo, hi = max(piece.cp, start), min(piece.cp_end, end)
+        if lo >= hi:
+            continue
+        width = 1 if piece.compressed else 2
+        raw = wd[piece.fc + (lo - piece.cp) * width:piece.fc + (hi - piece.cp) * width]
+        text = decode_compressed(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
+        got.append(text)
+    return "".join(got).strip(" \t\r\n\x02\x07\x0b\x0c\x01\x08\x13\x14\x15")
 
 
 def _word95(wd, fib, out, deadline):
@@ -558,15 +696,23 @@ class _State:
             self.cells = []
 
 
-def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_compressed, lists=None):
+def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_compressed, lists=None, marks=None):
+    """The paragraphs of the characters [0, ccp_text) (the main text; all when 0), or of a
+    (start, end) range (a footnote or endnote story). ``marks``: {cp: text} shown for the note
+    reference characters (0x02) at those positions."""
     st = _State(out, props if props else None, headings, lists)
-    limit = ccp_text if ccp_text else max((p.cp_end for p in plist), default=0)
+    start, limit = ccp_text if isinstance(ccp_text, tuple) else (0, ccp_text)
+    limit = limit or max((p.cp_end for p in plist), default=0)
     for n, piece in enumerate(plist):
         if piece.cp >= limit:
             break
-        count = min(piece.cp_end, limit) - piece.cp
+        if piece.cp_end <= start:
+            continue
         width = 1 if piece.compressed else 2
-        raw = wd[piece.fc:piece.fc + count * width]
+        skip = max(start - piece.cp, 0)
+        base = piece.fc + skip * width             # the file offset of this slice's first character
+        count = min(piece.cp_end, limit) - piece.cp - skip
+        raw = wd[base:base + count * width]
         text = decode(raw) if piece.compressed else raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace")
         if deadline is not None and n % 64 == 0:
             deadline.check("读取 Word 文档")
@@ -600,7 +746,7 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_com
                 if ch not in "\r\x07":
                     continue
                 # a paragraph mark inside a field instruction: the field spans paragraphs (TOC)
-            fc = piece.fc + i * width
+            fc = base + i * width
             if ch == "\r":
                 st.flush_para(props.at(fc) if props else None)
                 st.last_cell_mark = False
@@ -615,6 +761,10 @@ def _emit(wd, plist, ccp_text, props, headings, out, deadline, decode=decode_com
                 st.buf.append("-")
             elif ch in "\xa0\u2002\u2003":
                 st.buf.append(" ")
+            elif ch == "\x02" and marks:
+                shown = marks.get(piece.cp + skip + i)
+                if shown:
+                    st.buf.append(shown)
             # 0x01 pictures, 0x02 note references, 0x05 comments, 0x08 drawings, 0x1f soft hyphen: none
         if pos < len(text) and st.visible():
             st.buf.append(text[pos:])

@@ -50,11 +50,13 @@ from .soffice import find_soffice  # noqa: F401 - also this module's public name
 from . import soffice as office_app
 
 MAX_SECONDS = 40.0          # one conversion; the tool still has time to write and answer
-SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".xlsx", ".xls", ".xlsm", ".ods", ".et", ".csv", ".pptx",
+SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".wpd", ".xlsx", ".xls", ".xlsm", ".ods", ".et", ".csv", ".pptx",
            ".ppt", ".odp", ".txt", ".html", ".htm")
 
 
-WRITER_SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps")
+WRITER_SOURCES = (".docx", ".doc", ".odt", ".rtf", ".wps", ".wpd")
+# convert_document's other targets (text documents only): LibreOffice's export filter for each
+TARGETS = {"pdf": "pdf", "docx": "docx:MS Word 2007 XML", "odt": "odt"}
 _REGISTRY = ('<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
              'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
              '<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse">'
@@ -188,11 +190,21 @@ def _macro_profile(profile_dir):
             fh.write(text)
 
 
-OFFICE_KINDS = {"docx", "xlsx", "xlsm", "pptx", "odt", "ods", "odp", "xls", "doc", "wps", "et", "ppt", "rtf"}
+OFFICE_KINDS = {"docx", "xlsx", "xlsm", "pptx", "odt", "ods", "odp", "xls", "doc", "wps", "et", "ppt", "rtf", "wpd"}
 TEXT_SOURCES = {".txt": ("text",), ".csv": ("text",), ".html": ("html", "text"), ".htm": ("html", "text")}
 
 
-def check_source(path):
+def legacy_kind(kind):
+    """"wpd" or "word2" (``via_office.PROGRAMS``) for a file only LibreOffice among our helpers
+    opens, else None: its messages name the programs that open it."""
+    if kind.kind == "wpd":
+        return "wpd"
+    if kind.kind == "doc" and "worddocument" not in kind.names and not kind.damaged:
+        return "word2"          # Word for Windows 1.0/2.0: not an OLE file
+    return None
+
+
+def check_source(path, target="PDF"):
     """Refuse, in Chinese, what LibreOffice would turn into a page of garbage: a file whose bytes
     are not the office document its name says (``xlakit.sniff``), an encrypted or empty one."""
     from ..sniff import sniff, LABELS
@@ -206,11 +218,13 @@ def check_source(path):
     wanted = TEXT_SOURCES.get(ext)
     if (kind.kind in wanted) if wanted else (kind.kind in OFFICE_KINDS):
         return kind
-    raise ToolError("「%s」的内容不是%s，实际是%s，无法转换成 PDF。请确认选对了文件" % (
-        name, "文本" if wanted else "办公文档", kind.detail or LABELS.get(kind.kind, kind.kind)))
+    raise ToolError("「%s」的内容不是%s，实际是%s，无法转换成 %s。请确认选对了文件" % (
+        name, "文本" if wanted else "办公文档", kind.detail or LABELS.get(kind.kind, kind.kind), target))
 
 
-def missing_error():
+def missing_error(legacy=None, target="PDF"):
+    """LibreOffice is not installed: how to install it. ``legacy`` ("wpd", "word2"): the file is
+    one Word/WPS cannot save as PDF either, so the message names the programs that open it."""
     if sys.platform == "win32":
         how = "从 LibreOffice 官网（libreoffice.org）下载 Windows 版安装"
     elif sys.platform == "darwin":
@@ -218,18 +232,25 @@ def missing_error():
     else:
         how = ("在终端运行「sudo apt install libreoffice-writer libreoffice-calc」（Debian/Ubuntu/统信/麒麟），"
                "或「sudo dnf install libreoffice」（Fedora/openEuler）")
+    if legacy:
+        from .via_office import PROGRAMS
+        label, programs = PROGRAMS[legacy]
+        return ToolError("这是%s，转换成 %s 要用 LibreOffice（免费办公软件），这台电脑上没有找到。请安装：%s；装好后重试。"
+                         "也可以用 %s打开它，再另存为 %s" % (label, target, how, programs, target))
     return ToolError("转换 PDF 要用 LibreOffice（免费办公软件），这台电脑上没有找到。请安装：%s；装好后重试。"
                      "也可以先生成 Word/Excel 文件，在 Word、WPS 或 Excel 里用「另存为 PDF」" % how)
 
 
-def convert(source, target, deadline=None, label=None, lock=True):
+def convert(source, target, deadline=None, label=None, lock=True, fmt="pdf", legacy=None):
     """``source`` (an office file) as a PDF at ``target`` (through ``files.atomic_write``, with a
     backup of a file it replaces). Returns {"pages": int or None, "bytes": int, "backup", "seconds"}.
     ``label``: the file name the user knows (a temp docx has none); ``lock=False`` when the caller
-    holds the target's lock already."""
+    holds the target's lock already. ``fmt`` "docx" / "odt" (a text document, convert_document):
+    LibreOffice's plain conversion to that format instead (no index update: nothing is laid out).
+    ``legacy``: ``legacy_kind`` of the source, for the message when LibreOffice is missing."""
     soffice = find_soffice()
     if soffice is None:
-        raise missing_error()
+        raise missing_error(legacy, fmt.upper() if fmt == "pdf" else "." + fmt)
     name = label or os.path.basename(source)
     started = time.monotonic()
     with files.scratch("xla-pdf-") as work:
@@ -244,9 +265,9 @@ def convert(source, target, deadline=None, label=None, lock=True):
             raise ToolError("剩下的时间不够转换 PDF 了。请重试一次（单独转换：convert_document）")
         common = [soffice, "-env:UserInstallation=%s" % profile, "--headless", "--norestore", "--nologo",
                   "--nodefault", "--nolockcheck"]
-        pdf = os.path.join(out_dir, "source.pdf")
+        pdf = os.path.join(out_dir, "source." + fmt)
         err = b""
-        if ext in WRITER_SOURCES:
+        if ext in WRITER_SOURCES and fmt == "pdf":
             # indexes and fields updated before the export (see the module's docstring)
             _macro_profile(os.path.join(work, "profile"))
             os.makedirs(out_dir)
@@ -258,15 +279,20 @@ def convert(source, target, deadline=None, label=None, lock=True):
         if not os.path.isfile(pdf) or os.path.getsize(pdf) < 100:
             if left < 5:
                 raise ToolError("剩下的时间不够转换 PDF 了。请重试一次（单独转换：convert_document）")
-            err = _run(common + ["--convert-to", "pdf", "--outdir", out_dir, src], soffice, work, left, name)
+            err = _run(common + ["--convert-to", TARGETS[fmt], "--outdir", out_dir, src], soffice, work, left, name)
         if not os.path.isfile(pdf) or os.path.getsize(pdf) < 100:
-            detail = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or ["没有生成 PDF"]
-            raise ToolError("LibreOffice 没能把「%s」转换成 PDF（%s）。请确认文件能用 Office/WPS 正常打开；"
-                            "也可以在 Word/WPS/Excel 里用「另存为 PDF」" % (name, detail[0][:200]))
+            detail = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or ["没有生成文件"]
+            if legacy:
+                from .via_office import PROGRAMS
+                label_, programs = PROGRAMS[legacy]
+                raise ToolError("这是%s，但 LibreOffice 没能转换它（%s，文件可能已损坏）。请用 %s打开试试" % (
+                    label_, detail[0][:200], programs))
+            raise ToolError("LibreOffice 没能把「%s」转换成 %s（%s）。请确认文件能用 Office/WPS 正常打开；"
+                            "也可以在 Word/WPS/Excel 里用「另存为」" % (name, fmt.upper(), detail[0][:200]))
         with open(pdf, "rb") as fh:
             data = fh.read()
     backup = files.atomic_write(target, lambda tmp: _put(tmp, data), backup=True, lock=lock)
-    return {"pages": _pages(data), "bytes": len(data), "backup": backup,
+    return {"pages": _pages(data) if fmt == "pdf" else None, "bytes": len(data), "backup": backup,
             "seconds": round(time.monotonic() - started, 1)}
 
 

@@ -127,7 +127,7 @@ FIELDS = {
         "summary": "string", "timed_out": "boolean"},
     "web_search": {"engine": "string", "errors": "array", "query": "string", "results": "array",
         "returned": "number", "search_url": "string"},
-    "convert_document": {"backup": "string", "bytes": "number", "message": "string", "pages": "number",
+    "convert_document": {"backup": "string", "bytes": "number", "format": "string", "message": "string", "pages": "number",
         "path": "string", "seconds": "number", "source": "string"},
     "write_document": {"action": "string", "backup": "string", "headings": "number", "list_items": "number",
         "message": "string", "mode": "string", "paragraphs": "number", "path": "string", "pictures": "number",
