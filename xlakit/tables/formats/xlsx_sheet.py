@@ -17,7 +17,8 @@ import zipfile
 import zlib
 
 from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
-from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value, _put,
+from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value,
+                       _projected_regex, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
 from ...errors import what_broke
 
@@ -106,6 +107,18 @@ class SheetParser(object):
         self.date_caches = {}      # date kind -> {raw serial text: date/datetime/time}
         self.texts = {}            # inline string XML text -> str (the first TEXT_CACHE_MAX seen)
         self.by_index = {}         # shared string index text -> str (idem)
+        self.wanted = None         # the 0-based columns a consumer needs (see ``project``), or None
+        self.find_wanted = None    # findall of the cell expression limited to them
+
+    def project(self, columns):
+        """From the next chunk on, build only the cells of ``columns`` (0-based; must hold 0, 1
+        and 2, which ``Table.data_rows`` looks at) where that is sure to give the consumer the
+        same answer: see ``rows``. Every other row is still built whole."""
+        columns = frozenset(columns)
+        if not {0, 1, 2} <= columns:
+            return
+        self.wanted = columns
+        self.find_wanted = _projected_regex(self.p, columns).findall
 
     _EMPTY_CELL = {}
 
@@ -172,7 +185,17 @@ class SheetParser(object):
         # sent the sheet to openpyxl, where an empty t="d" cell fails (issue 35)
         if b'"></' + p + b'c>' in chunk or b"<" + p + b"v></" in chunk or b"<" + p + b"v/>" in chunk:
             chunk = self._empty_cell_re(p).sub(rb"\1/>", chunk)
-        findall = self.findall
+        full = findall = self.findall
+        # Column projection (the consumer needs a few columns of many): only the wanted cells are
+        # matched and built, which is sure to give the same cells only when every cell start in
+        # the chunk carries r= first (else a wanted cell would be missed) and there is no formula
+        # (a formula without a cached value in any column is noted for the warnings). A row
+        # whose first three cells are not all filled is built again whole: the totals, summary
+        # and footnote rules of ``Table.data_rows`` look past the first three cells only then.
+        if self.find_wanted is not None and f_tag not in chunk \
+                and chunk.count(b"<" + p + b"c") == chunk.count(b"<" + p + b'c r="'):
+            findall = self.find_wanted
+        projected = findall is not full
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904
         sst = self.sst
@@ -208,119 +231,126 @@ class SheetParser(object):
                 else:
                     rnum = next_row
             next_row = rnum + 1
-            values = []
-            pos = 0
-            for col, attrs, raw, itext, inner in findall(piece, end + 1):
-                # -- where: column letters (the regex takes them when r= comes first)
-                if col:
-                    ci = col_cache.get(col)
-                    if ci is None:
-                        ci = col_cache[col] = _col_index(col.decode("ascii"))
-                else:
-                    rm = _A_R.search(attrs) if b"r=" in attrs else None
-                    if rm and rm.group(1):
-                        ci = _col_index(rm.group(1).decode("ascii"))
-                        attrs = attrs[:rm.start()] + attrs[rm.end():]
+            cells = findall
+            while True:       # once; twice when a projected row must be built whole
+                values = []
+                pos = 0
+                for col, attrs, raw, itext, inner in cells(piece, end + 1):
+                    # -- where: column letters (the regex takes them when r= comes first)
+                    if col:
+                        ci = col_cache.get(col)
+                        if ci is None:
+                            ci = col_cache[col] = _col_index(col.decode("ascii"))
                     else:
-                        ci = pos          # no r=: cells simply follow each other
-                pos = ci + 1
-                # -- type and date kind, computed once per distinct attribute text (which also
-                # checks that text is plain double-quoted pairs the fast path reads right)
-                meta = attr_cache.get(attrs)
-                if meta is None:
-                    meta = self._meta(attrs)
-                # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
-                if not raw:
-                    if itext:                                   # <is><t>text</t></is>
-                        value = texts.get(itext)                # (a column of names repeats them)
-                        if value is None:
-                            if b"&" in itext or b"_x" in itext or b"\r" in itext:
-                                value = decode_text(itext)
-                            else:
-                                value = itext.decode("utf-8")
-                            if len(texts) < TEXT_CACHE_MAX:
-                                texts[itext] = value
-                        if ci == len(values):
-                            values.append(value)
+                        rm = _A_R.search(attrs) if b"r=" in attrs else None
+                        if rm and rm.group(1):
+                            ci = _col_index(rm.group(1).decode("ascii"))
+                            attrs = attrs[:rm.start()] + attrs[rm.end():]
                         else:
-                            _put(values, ci, value)
-                        continue
-                    if not inner:
-                        if meta[2]:
-                            continue      # an empty (styled) cell <c .../>
-                        # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
-                        # tag is written another way (</c >): let the XML parser decide
-                        raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
-                    # formula cells: <f>..</f><v>..</v>; an inline string is its <is> text even
-                    # when the writer also put a (stale) <v> beside it, as Excel reads it
-                    raw = None if meta[0] == "inlineStr" and is_tag in inner else _inner_value(inner, p)
-                    if raw is None:
-                        if is_tag in inner:
-                            value = _rich_text(inner)
-                            if value:
-                                _put(values, ci, value)
-                            elif t_tag in inner:
-                                raise _ParseProblem("inline string not read (</t >?)")
-                        elif f_tag in inner:
-                            self.note(rnum, ci, formula_text(inner, p))
-                        else:
-                            raise _ParseProblem("cell content not understood %r" % inner[:60])
-                        continue
+                            ci = pos          # no r=: cells simply follow each other
+                    pos = ci + 1
+                    # -- type and date kind, computed once per distinct attribute text (which also
+                    # checks that text is plain double-quoted pairs the fast path reads right)
+                    meta = attr_cache.get(attrs)
+                    if meta is None:
+                        meta = self._meta(attrs)
+                    # -- the raw value text: nearly always a plain <v>...</v>, taken by the regex
                     if not raw:
-                        # <f>..</f><v></v>: a number cell's formula never computed (a formula
-                        # giving "" is written t="str")
-                        if meta[0] == "n" and f_tag in inner:
-                            self.note(rnum, ci, formula_text(inner, p))
-                        continue
-                typ, dkind, _closed, dates = meta
-                if typ == "n":
-                    if dkind is not None:
-                        # a date column repeats the same few thousand serials: convert each once
-                        value = dates.get(raw)
+                        if itext:                                   # <is><t>text</t></is>
+                            value = texts.get(itext)                # (a column of names repeats them)
+                            if value is None:
+                                if b"&" in itext or b"_x" in itext or b"\r" in itext:
+                                    value = decode_text(itext)
+                                else:
+                                    value = itext.decode("utf-8")
+                                if len(texts) < TEXT_CACHE_MAX:
+                                    texts[itext] = value
+                            if ci == len(values):
+                                values.append(value)
+                            else:
+                                _put(values, ci, value)
+                            continue
+                        if not inner:
+                            if meta[2]:
+                                continue      # an empty (styled) cell <c .../>
+                            # <c ...></c> (rare) looks the same to findall as a <c ...> whose end
+                            # tag is written another way (</c >): let the XML parser decide
+                            raise _ParseProblem("empty cell or unmatched end tag (</c >?)")
+                        # formula cells: <f>..</f><v>..</v>; an inline string is its <is> text even
+                        # when the writer also put a (stale) <v> beside it, as Excel reads it
+                        raw = None if meta[0] == "inlineStr" and is_tag in inner else _inner_value(inner, p)
+                        if raw is None:
+                            if is_tag in inner:
+                                value = _rich_text(inner)
+                                if value:
+                                    _put(values, ci, value)
+                                elif t_tag in inner:
+                                    raise _ParseProblem("inline string not read (</t >?)")
+                            elif f_tag in inner:
+                                self.note(rnum, ci, formula_text(inner, p))
+                            else:
+                                raise _ParseProblem("cell content not understood %r" % inner[:60])
+                            continue
+                        if not raw:
+                            # <f>..</f><v></v>: a number cell's formula never computed (a formula
+                            # giving "" is written t="str")
+                            if meta[0] == "n" and f_tag in inner:
+                                self.note(rnum, ci, formula_text(inner, p))
+                            continue
+                    typ, dkind, _closed, dates = meta
+                    if typ == "n":
+                        if dkind is not None:
+                            # a date column repeats the same few thousand serials: convert each once
+                            value = dates.get(raw)
+                            if value is None:
+                                value = serial_to_value(_number(raw), dkind, date1904)
+                                if len(dates) < DATE_CACHE_MAX:
+                                    dates[raw] = value
+                        elif raw.isdigit():
+                            value = int(raw)
+                        elif b"." in raw:
+                            # number(float(raw)), inline: most cells of a ledger are amounts
+                            try:
+                                value = float(raw)
+                            except ValueError:
+                                raise _ParseProblem("bad number %r" % raw[:40])
+                            if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
+                                value = int(value)
+                        else:
+                            value = _number(raw)
+                    elif typ == "s":
+                        value = by_index.get(raw)                   # (cheaper than int(raw) each time)
                         if value is None:
-                            value = serial_to_value(_number(raw), dkind, date1904)
-                            if len(dates) < DATE_CACHE_MAX:
-                                dates[raw] = value
-                    elif raw.isdigit():
-                        value = int(raw)
-                    elif b"." in raw:
-                        # number(float(raw)), inline: most cells of a ledger are amounts
-                        try:
-                            value = float(raw)
-                        except ValueError:
-                            raise _ParseProblem("bad number %r" % raw[:40])
-                        if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
-                            value = int(value)
+                            if sst is None:
+                                sst = self.sst = self.load_sst()
+                            try:
+                                value = sst[int(raw)]
+                            except (IndexError, ValueError):
+                                raise _ParseProblem("bad shared string index %r" % raw[:40])
+                            if len(by_index) < TEXT_CACHE_MAX:
+                                by_index[raw] = value
+                        if not value:
+                            continue
+                    elif typ == "str" or typ == "inlineStr" or typ == "e":
+                        value = decode_text(raw)
+                        if not value:
+                            continue
+                    elif typ == "b":
+                        value = raw.strip() in (b"1", b"true")
+                    elif typ == "d":
+                        value = _iso_value(decode_text(raw))
                     else:
-                        value = _number(raw)
-                elif typ == "s":
-                    value = by_index.get(raw)                   # (cheaper than int(raw) each time)
-                    if value is None:
-                        if sst is None:
-                            sst = self.sst = self.load_sst()
-                        try:
-                            value = sst[int(raw)]
-                        except (IndexError, ValueError):
-                            raise _ParseProblem("bad shared string index %r" % raw[:40])
-                        if len(by_index) < TEXT_CACHE_MAX:
-                            by_index[raw] = value
-                    if not value:
-                        continue
-                elif typ == "str" or typ == "inlineStr" or typ == "e":
-                    value = decode_text(raw)
-                    if not value:
-                        continue
-                elif typ == "b":
-                    value = raw.strip() in (b"1", b"true")
-                elif typ == "d":
-                    value = _iso_value(decode_text(raw))
-                else:
-                    raise _ParseProblem("unknown cell type %r" % typ)
-                # -- store at its column (nearly always the next one)
-                if ci == len(values):
-                    values.append(value)
-                else:
-                    _put(values, ci, value)
+                        raise _ParseProblem("unknown cell type %r" % typ)
+                    # -- store at its column (nearly always the next one)
+                    if ci == len(values):
+                        values.append(value)
+                    else:
+                        _put(values, ci, value)
+                if projected and cells is findall and (len(values) < 3 or values[0] is None or values[1] is None
+                                                       or values[2] is None):
+                    cells = full
+                    continue
+                break
             if values:
                 trim(values)
                 if values:
