@@ -14,11 +14,12 @@ a row without ``r=``, and the process that knows parses the chunk instead.
 """
 import re
 import zipfile
+from itertools import repeat
 import zlib
 
 from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
 from .xlsx_xml import (_A_R, _ParseProblem, _cell_meta, _cell_regex, _col_index, _inner_value, _iso_value,
-                       _projected_regex, _put,
+                       _col_letters, _projected_regex, _put,
                        _rich_text, attrs_ok, chunk_problem, decode_text, formula_text, merge_refs)
 from ...errors import what_broke
 
@@ -109,6 +110,7 @@ class SheetParser(object):
         self.by_index = {}         # shared string index text -> str (idem)
         self.wanted = None         # the 0-based columns a consumer needs (see ``project``), or None
         self.find_wanted = None    # findall of the cell expression limited to them
+        self._template = None      # the row expression of _by_columns (False: none for these columns)
 
     def project(self, columns):
         """From the next chunk on, build only the cells of ``columns`` (0-based; must hold 0, 1
@@ -118,6 +120,7 @@ class SheetParser(object):
         if not {0, 1, 2} <= columns:
             return
         self.wanted = columns
+        self._template = None
         self.find_wanted = _projected_regex(self.p, columns).findall
 
     _EMPTY_CELL = {}
@@ -161,6 +164,92 @@ class SheetParser(object):
         if next_row is not None:
             self.next_row = next_row
 
+    def _by_columns(self, chunk):
+        """The rows of a projected chunk built a column at a time, or None (then row by row).
+
+        Where a chunk is regular -- every row ``<row r="N" ...>`` followed by its cells in column
+        order up to the last wanted one, the wanted cells each a plain ``<c r="X.." ...><v>text
+        </v></c>``, the others plain values, inline strings or empty, only later columns after
+        that, then ``</row>`` -- one expression (:func:`_row_template`) takes all rows' wanted
+        cells out of the chunk in one C scan, and each column's values are converted by ``map``
+        over the caches the row-by-row code uses: no Python statement per cell. The number of
+        rows it matched must be the number of ``</row>`` in the chunk; anything else (a missing,
+        empty or differently written cell, an empty shared string, a bad number, mixed types in
+        a column) leaves the chunk to the row-by-row code, which gives or raises what it always
+        did. (A matched row holds no formula and only cells with r= first, by the expression.)"""
+        p = self.p
+        row_close = b"</" + p + b"row>"
+        body = chunk.rfind(row_close)
+        if body < 0:
+            return None
+        body += len(row_close)
+        tail = chunk[body:]
+        if tail and self.cell_open.search(tail):
+            return None
+        if self._template is None:
+            self._template = _row_template(p, self.wanted) or False
+        if self._template is False:
+            return None
+        found = self._template.findall(chunk, 0, body)
+        count = len(found)
+        if not count or chunk.count(row_close, 0, body) != count or chunk.count(b"</" + p + b"row", 0, body) != count:
+            return None
+        parts = list(zip(*found))
+        wanted = sorted(self.wanted)
+        columns = [_NONE] * (wanted[-1] + 1)
+        for i, c in enumerate(wanted):
+            raws = parts[2 + 2 * i]
+            if b"" in raws:
+                return None
+            try:
+                values = self._convert(set(parts[1 + 2 * i]), raws)
+            except Exception:  # noqa: BLE001 - whatever it is, the row-by-row code meets it in order
+                return None
+            if values is None:
+                return None
+            columns[c] = values
+        rnums = parts[0]
+        self.next_row = int(rnums[-1]) + 1
+        if tail and b"mergeCell" in tail:
+            self.merges.extend(merge_refs(tail))
+        return zip(map(int, rnums), map(list, zip(*[repeat(None) if v is _NONE else v for v in columns])))
+
+    def _convert(self, attr_texts, raws):
+        """The values of one column's raw ``<v>`` texts (see ``_by_columns``), or None."""
+        attr_cache = self.attr_cache
+        metas = set()
+        for attrs in attr_texts:
+            meta = attr_cache.get(attrs)
+            if meta is None:
+                meta = self._meta(attrs)
+            metas.add((meta[0], meta[1]))
+        if len(metas) != 1:
+            return None
+        typ, dkind = metas.pop()
+        if typ == "s":
+            sst = self.sst
+            if sst is None:
+                sst = self.sst = self.load_sst()
+            values = list(map(sst.__getitem__, map(int, raws)))
+            return None if "" in values else values
+        if typ != "n":
+            return None
+        if dkind is None:
+            return list(map(_plain_number, raws))
+        dates = self.date_caches.setdefault(dkind, {})
+        values = list(map(dates.get, raws))
+        if None in values:
+            date1904 = self.date1904
+            for i, value in enumerate(values):
+                if value is None:
+                    raw = raws[i]
+                    value = values[i] = serial_to_value(_number(raw), dkind, date1904)
+                    if len(dates) < DATE_CACHE_MAX:
+                        dates[raw] = value
+            if None in values:
+                return None
+        return values
+
     def rows(self, chunk, n):
         """The ``(row number, values)`` of chunk number ``n`` (0 is the sheet's start)."""
         p = self.p
@@ -192,9 +281,13 @@ class SheetParser(object):
         # (a formula without a cached value in any column is noted for the warnings). A row
         # whose first three cells are not all filled is built again whole: the totals, summary
         # and footnote rules of ``Table.data_rows`` look past the first three cells only then.
-        if self.find_wanted is not None and f_tag not in chunk \
-                and chunk.count(b"<" + p + b"c") == chunk.count(b"<" + p + b'c r="'):
-            findall = self.find_wanted
+        if self.find_wanted is not None:
+            done = self._by_columns(chunk)
+            if done is not None:
+                yield from done
+                return
+            if f_tag not in chunk and chunk.count(b"<" + p + b"c") == chunk.count(b"<" + p + b'c r="'):
+                findall = self.find_wanted
         projected = findall is not full
         attr_cache, col_cache = self.attr_cache, self.col_cache
         date1904 = self.date1904
@@ -358,6 +451,42 @@ class SheetParser(object):
         self.next_row = next_row
         if tail and b"mergeCell" in tail:
             self.merges.extend(merge_refs(tail))
+
+
+_NONE = object()
+
+
+def _row_template(p, wanted):
+    """One row as ``_by_columns`` takes it: groups row number, then attributes and ``<v>`` text
+    of each wanted column; None when the last wanted column is past Z (kept simple)."""
+    last = max(wanted)
+    if last >= 26:
+        return None
+    e = re.escape(p)
+    cell_end = rb"(?:/>|>(?:<" + e + rb"v>[^<]*</" + e + rb"v>|<" + e + rb"is><" + e + rb"t>[^<]*</" + e \
+        + rb"t></" + e + rb"is>)?</" + e + rb"c>)"
+    out = [rb"<" + e + rb'row r="(\d+)"[^>]*>']
+    for c in range(last + 1):
+        letter = _col_letters(c)
+        if c in wanted:
+            out.append(rb"<" + e + rb'c r="' + letter + rb'\d+"([^>]*)><' + e + rb"v>([^<]*)</" + e + rb"v></" + e + rb"c>")
+        else:
+            out.append(rb"(?:<" + e + rb'c r="' + letter + rb'\d+"[^>]*?' + cell_end + rb")?")
+    later = (rb"[" + _col_letters(last + 1) + rb"-Z]|" if last < 25 else b"") + rb"[A-Z]{2,3}"
+    out.append(rb"(?:<" + e + rb'c r="(?:' + later + rb')\d+"[^>]*?' + cell_end + rb")*</" + e + rb"row>")
+    return re.compile(b"".join(out))
+
+
+def _plain_number(raw):
+    """A number cell's ``<v>`` as the row-by-row code reads it (int, float, integral float as int)."""
+    if raw.isdigit():
+        return int(raw)
+    if b"." in raw:
+        value = float(raw)
+        if value.is_integer() and -MAX_EXACT < value < MAX_EXACT:
+            return int(value)
+        return value
+    return _number(raw)
 
 
 def _number(raw):
