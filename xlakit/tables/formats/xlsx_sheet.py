@@ -14,7 +14,7 @@ a row without ``r=``, and the process that knows parses the chunk instead.
 """
 import re
 import zipfile
-from itertools import repeat
+from itertools import compress, repeat
 import zlib
 
 from ._base import MAX_EXACT, FormatError, number, serial_to_value, trim
@@ -192,15 +192,25 @@ class SheetParser(object):
             return None
         found = self._template.findall(chunk, 0, body)
         count = len(found)
-        if not count or chunk.count(row_close, 0, body) != count or chunk.count(b"</" + p + b"row", 0, body) != count:
+        if not count or chunk.count(b"<" + p + b"row", 0, body) != count \
+                or chunk.count(row_close, 0, body) != count or chunk.count(b"</" + p + b"row", 0, body) != count:
             return None
         parts = list(zip(*found))
+        mask = None
+        if b"" in parts[2]:
+            # rows the expression did not take cell by cell (a 小计 row, a formula, an odd cell):
+            # their XML came in the last group; built row by row below, in their places
+            mask = list(map(bool, parts[2]))
+            others = [(i, rn, xml) for i, (rn, xml, ok) in enumerate(zip(parts[0], parts[-1], mask)) if not ok]
+            if len(others) * 4 > count:
+                return None
+            parts = [tuple(compress(part, mask)) for part in parts]
+            if not parts[0]:
+                return None
         wanted = sorted(self.wanted)
         columns = [_NONE] * (wanted[-1] + 1)
         for i, c in enumerate(wanted):
             raws = parts[2 + 2 * i]
-            if b"" in raws:
-                return None
             try:
                 values = self._convert(set(parts[1 + 2 * i]), raws)
             except Exception:  # noqa: BLE001 - whatever it is, the row-by-row code meets it in order
@@ -208,11 +218,24 @@ class SheetParser(object):
             if values is None:
                 return None
             columns[c] = values
-        rnums = parts[0]
-        self.next_row = int(rnums[-1]) + 1
+        rows = zip(map(int, parts[0]), map(list, zip(*[repeat(None) if v is _NONE else v for v in columns])))
+        if mask is not None:
+            rows = list(rows)
+            row_open = b"<" + p + b"row"
+            shift = 0
+            for i, rn, xml in others:
+                try:
+                    got = list(self.rows(row_open + b' r="' + rn + b'">' + xml + row_close, 1, whole=True))
+                except Exception:  # noqa: BLE001 - idem: the chunk goes row by row, raising in order
+                    return None
+                if got:
+                    rows.insert(i + shift, got[0])
+                else:
+                    shift -= 1
+        self.next_row = int(found[-1][0]) + 1
         if tail and b"mergeCell" in tail:
             self.merges.extend(merge_refs(tail))
-        return zip(map(int, rnums), map(list, zip(*[repeat(None) if v is _NONE else v for v in columns])))
+        return rows
 
     def _convert(self, attr_texts, raws):
         """The values of one column's raw ``<v>`` texts (see ``_by_columns``), or None."""
@@ -250,8 +273,9 @@ class SheetParser(object):
                 return None
         return values
 
-    def rows(self, chunk, n):
-        """The ``(row number, values)`` of chunk number ``n`` (0 is the sheet's start)."""
+    def rows(self, chunk, n, whole=False):
+        """The ``(row number, values)`` of chunk number ``n`` (0 is the sheet's start); ``whole``:
+        row by row even when projected (a row ``_by_columns`` hands back)."""
         p = self.p
         problem = chunk_problem(chunk, n == 0)
         if problem:
@@ -281,7 +305,7 @@ class SheetParser(object):
         # (a formula without a cached value in any column is noted for the warnings). A row
         # whose first three cells are not all filled is built again whole: the totals, summary
         # and footnote rules of ``Table.data_rows`` look past the first three cells only then.
-        if self.find_wanted is not None:
+        if self.find_wanted is not None and not whole:
             done = self._by_columns(chunk)
             if done is not None:
                 yield from done
@@ -465,16 +489,18 @@ def _row_template(p, wanted):
     e = re.escape(p)
     cell_end = rb"(?:/>|>(?:<" + e + rb"v>[^<]*</" + e + rb"v>|<" + e + rb"is><" + e + rb"t>[^<]*</" + e \
         + rb"t></" + e + rb"is>)?</" + e + rb"c>)"
-    out = [rb"<" + e + rb'row r="(\d+)"[^>]*>']
+    out = [rb"<" + e + rb'row r="(\d+)"[^>]*(?<!/)>(?:']
     for c in range(last + 1):
         letter = _col_letters(c)
         if c in wanted:
-            out.append(rb"<" + e + rb'c r="' + letter + rb'\d+"([^>]*)><' + e + rb"v>([^<]*)</" + e + rb"v></" + e + rb"c>")
+            out.append(rb"<" + e + rb'c r="' + letter + rb'\d+"([^>]*)><' + e + rb"v>([^<]+)</" + e + rb"v></" + e + rb"c>")
         else:
             out.append(rb"(?:<" + e + rb'c r="' + letter + rb'\d+"[^>]*?' + cell_end + rb")?")
     later = (rb"[" + _col_letters(last + 1) + rb"-Z]|" if last < 25 else b"") + rb"[A-Z]{2,3}"
     out.append(rb"(?:<" + e + rb'c r="(?:' + later + rb')\d+"[^>]*?' + cell_end + rb")*</" + e + rb"row>")
-    return re.compile(b"".join(out))
+    # any other row: its XML, for the row-by-row code (the wanted <v> groups are then empty)
+    out.append(rb"|(.*?)</" + e + rb"row>)")
+    return re.compile(b"".join(out), re.S)
 
 
 def _plain_number(raw):
