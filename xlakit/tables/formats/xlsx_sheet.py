@@ -14,6 +14,7 @@ a row without ``r=``, and the process that knows parses the chunk instead.
 """
 import re
 import zipfile
+from math import isfinite
 from itertools import compress, repeat
 import zlib
 
@@ -193,7 +194,9 @@ class SheetParser(object):
         found = self._template.findall(chunk, 0, body)
         count = len(found)
         if not count or chunk.count(b"<" + p + b"row", 0, body) != count \
-                or chunk.count(row_close, 0, body) != count or chunk.count(b"</" + p + b"row", 0, body) != count:
+                or chunk.count(row_close, 0, body) != count:
+            # (a row end written another way, </row >, ends up inside an "other" row's XML, where
+            # the row-by-row code raises as it always did)
             return None
         parts = list(zip(*found))
         mask = None
@@ -218,7 +221,8 @@ class SheetParser(object):
             if values is None:
                 return None
             columns[c] = values
-        rows = zip(map(int, parts[0]), map(list, zip(*[repeat(None) if v is _NONE else v for v in columns])))
+        # tuples: every row goes through merge_repeated_rows, which makes it a list of its own
+        rows = zip(map(int, parts[0]), zip(*[repeat(None) if v is _NONE else v for v in columns]))
         if mask is not None:
             rows = list(rows)
             row_open = b"<" + p + b"row"
@@ -258,7 +262,14 @@ class SheetParser(object):
         if typ != "n":
             return None
         if dkind is None:
-            return list(map(_plain_number, raws))
+            if max(map(len, raws)) > 15:
+                return list(map(_plain_number, raws))
+            # up to 15 characters float() is exact for every integer the row-by-row code reads
+            # with int(); inf / nan (which it refuses) show in the sum
+            values = list(map(float, raws))
+            if not isfinite(sum(values)):
+                return None
+            return [int(v) if v.is_integer() and -MAX_EXACT < v < MAX_EXACT else v for v in values]
         dates = self.date_caches.setdefault(dkind, {})
         values = list(map(dates.get, raws))
         if None in values:
