@@ -66,13 +66,13 @@ WORKBOOK_RELS = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 # style 1: a date; style 2: money; style 3: a plain number with another style index
 STYLES = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<styleSheet xmlns="%s">'
           '<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd"/></numFmts>'
-          '<fonts count="1"><font/></fonts><fills count="1"><fill/></fills><borders count="1"><border/></borders>'
+          '<fonts count="1"><font/></fonts><fills count="1"><fill><patternFill patternType="none"/></fill></fills><borders count="1"><border/></borders>'
           '<cellStyleXfs count="1"><xf/></cellStyleXfs><cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="164"/>'
           '<xf numFmtId="4"/><xf numFmtId="1"/></cellXfs></styleSheet>' % NS)
 COLS = "ABCDEFGHI"
 
 
-def raw_xlsx(path, n, merged=False):
+def raw_xlsx(path, n, merged=False, odd_end_tag=False):
     """A ledger written as raw XML with the awkward cases spread through it."""
     sst, index = [], {}
 
@@ -99,7 +99,7 @@ def raw_xlsx(path, n, merged=False):
         if i % 5 == 0:
             cells.append(s("I%d" % r, "促销"))
         row_attrs = ' r="%d"' % r
-        if (i // 10000) % 2:
+        if (i // 10000) % 2 or odd_end_tag:
             pass                                # every other stretch plain: whole chunks there
         elif i % 997 == 11:
             cells[6] = '<c r="G%d" s="2"><f>E%d*F%d</f><v>%s</v></c>' % (r, r, r, amount)   # cached
@@ -128,6 +128,11 @@ def raw_xlsx(path, n, merged=False):
         elif i % 911 == 59:                                            # a row element per cell
             out.append("".join('<row r="%d">%s</row>' % (r, c) for c in cells))
             continue
+        elif i % 887 == 67:
+            out.append('<row r="%d" ht="20" customHeight="1"/>' % r)   # an empty self-closing row
+            r += 1
+            row_attrs = ' r="%d"' % r
+            cells = [c.replace("%d\"" % (r - 1), "%d\"" % r) for c in cells]
         elif i % 907 == 61:
             cells[6] = '<c r="G%d" s="2"><v>1e3</v></c>' % r
         out.append("<row%s>%s</row>" % (row_attrs, "".join(cells)))
@@ -138,6 +143,8 @@ def raw_xlsx(path, n, merged=False):
     out.append('<row r="%d">%s<c r="G%d" s="2"><v>999999.99</v></c></row>' % (r, s("A%d" % r, "合计"), r))
     r += 1
     out.append('<row r="%d">%s</row>' % (r, s("A%d" % r, "注：本表由系统导出")))
+    if odd_end_tag:      # valid XML the fast parser refuses: openpyxl reads the sheet, from row 1
+        out[len(out) * 2 // 3] = out[len(out) * 2 // 3].replace("</row>", "</row >")
     out.append("</sheetData>")
     if merged:
         out.append('<mergeCells count="1"><mergeCell ref="B50:B60"/></mergeCells>')
@@ -238,6 +245,12 @@ def test_merged_cells_same_answer(run, tmp_path):
     for job in JOBS[:2]:
         whole, projected = answers(run, path, job, "1")
         assert whole == projected, job
+
+
+def test_parse_problem_same_answer(run, tmp_path):
+    path = raw_xlsx(tmp_path / "结束标签.xlsx", 12000, odd_end_tag=True)
+    whole, projected = answers(run, path, JOBS[0], "1")
+    assert whole == projected
 
 
 @pytest.mark.parametrize("maker", [openpyxl_xlsx, ours_xlsx])

@@ -193,12 +193,15 @@ class SheetParser(object):
             return None
         found = self._template.findall(chunk, 0, body)
         count = len(found)
-        if not count or chunk.count(b"<" + p + b"row", 0, body) != count \
-                or chunk.count(row_close, 0, body) != count:
-            # (a row end written another way, </row >, ends up inside an "other" row's XML, where
-            # the row-by-row code raises as it always did)
+        if not count:
             return None
         parts = list(zip(*found))
+        # a row start the expression cannot place (no r= first, self-closing) is flagged by its
+        # last group; a row end written another way (</row >) ends up inside an "other" row's
+        # XML, where the row-by-row code raises as it always did
+        if b"<" + p + b"row" in parts[-1]:
+            return None
+        del parts[-1]
         mask = None
         if b"" in parts[2]:
             # rows the expression did not take cell by cell (a 小计 row, a formula, an odd cell):
@@ -493,7 +496,8 @@ _NONE = object()
 
 def _row_template(p, wanted):
     """One row as ``_by_columns`` takes it: groups row number, then attributes and ``<v>`` text
-    of each wanted column; None when the last wanted column is past Z (kept simple)."""
+    of each wanted column, the XML of a row not taken cell by cell, and a flag for a row start
+    it cannot place; None when the last wanted column is past Z (kept simple)."""
     last = max(wanted)
     if last >= 26:
         return None
@@ -510,7 +514,7 @@ def _row_template(p, wanted):
     later = (rb"[" + _col_letters(last + 1) + rb"-Z]|" if last < 25 else b"") + rb"[A-Z]{2,3}"
     out.append(rb"(?:<" + e + rb'c r="(?:' + later + rb')\d+"[^>]*?' + cell_end + rb")*</" + e + rb"row>")
     # any other row: its XML, for the row-by-row code (the wanted <v> groups are then empty)
-    out.append(rb"|(.*?)</" + e + rb"row>)")
+    out.append(rb"|(.*?)</" + e + rb"row>)|(<" + e + rb"row\b)")
     return re.compile(b"".join(out), re.S)
 
 
