@@ -259,3 +259,20 @@ def test_other_writers_same_answer(run, tmp_path, maker):
     for job in JOBS:
         whole, projected = answers(run, path, job, "1")
         assert whole == projected, job
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_pivot_same_answer(run, raw_file, workers, tmp_path):
+    for job in ({"row": {"column": "区域"}, "col": {"column": "渠道"}, "value": "金额", "func": "sum"},
+                {"row": {"column": "日期", "date_bucket": "month"}, "col": {"column": "门店"}, "value": "数量",
+                 "func": "avg",
+                 "where": [{"column": "金额", "op": "gt", "value": 100}]}):
+        env = {"XLA_XLSX_WORKERS": workers}
+        texts = []
+        out = tmp_path / "透视.xlsx"
+        for project in ("0", "1"):
+            res = ok(run("pivot_table", dict(job, path=raw_file, out_path=str(out)),
+                         extra_env=dict(env, XLA_XLSX_PROJECT=project)))
+            out.unlink()
+            texts.append(json.dumps(res, ensure_ascii=False))
+        assert texts[0] == texts[1], job
