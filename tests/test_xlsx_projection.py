@@ -72,7 +72,7 @@ STYLES = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<styleSheet 
 COLS = "ABCDEFGHI"
 
 
-def raw_xlsx(path, n, merged=False, odd_end_tag=False):
+def raw_xlsx(path, n, merged=False, odd_end_tag=False, comment=False):
     """A ledger written as raw XML with the awkward cases spread through it."""
     sst, index = [], {}
 
@@ -99,7 +99,7 @@ def raw_xlsx(path, n, merged=False, odd_end_tag=False):
         if i % 5 == 0:
             cells.append(s("I%d" % r, "促销"))
         row_attrs = ' r="%d"' % r
-        if (i // 10000) % 2 or odd_end_tag:
+        if (i // 10000) % 2 or odd_end_tag or comment:
             pass                                # every other stretch plain: whole chunks there
         elif i % 997 == 11:
             cells[6] = '<c r="G%d" s="2"><f>E%d*F%d</f><v>%s</v></c>' % (r, r, r, amount)   # cached
@@ -145,6 +145,8 @@ def raw_xlsx(path, n, merged=False, odd_end_tag=False):
     out.append('<row r="%d">%s</row>' % (r, s("A%d" % r, "注：本表由系统导出")))
     if odd_end_tag:      # valid XML the fast parser refuses: openpyxl reads the sheet, from row 1
         out[len(out) * 2 // 3] = out[len(out) * 2 // 3].replace("</row>", "</row >")
+    if comment:          # a commented-out row deep in the sheet (a worker's chunk): openpyxl reads it
+        out[len(out) * 3 // 4] += '<!-- <row r="9"><c r="G9"><v>999</v></c></row> -->'
     out.append("</sheetData>")
     if merged:
         out.append('<mergeCells count="1"><mergeCell ref="B50:B60"/></mergeCells>')
@@ -250,6 +252,9 @@ def test_merged_cells_same_answer(run, tmp_path):
 def test_parse_problem_same_answer(run, tmp_path):
     path = raw_xlsx(tmp_path / "结束标签.xlsx", 12000, odd_end_tag=True)
     whole, projected = answers(run, path, JOBS[0], "1")
+    assert whole == projected
+    path = raw_xlsx(tmp_path / "注释.xlsx", 40000, comment=True)
+    whole, projected = answers(run, path, JOBS[0], "2")
     assert whole == projected
 
 

@@ -150,7 +150,11 @@ class SheetParser(object):
         self.note = lambda row, col, formula: notes.append((row, col, formula))
         self.merges, self.next_row = [], None
         try:
-            rows = list(self.rows(chunk, n))
+            rows = None
+            if self.find_wanted is not None and not chunk_problem(chunk, n == 0):
+                rows = self._by_columns(chunk)
+            if rows is None:
+                rows = list(self.rows(chunk, n))
             return rows, notes, self.merges, self.next_row
         except Exception:  # noqa: BLE001 - whatever it is, the in-order parse meets it again
             return None
@@ -224,21 +228,29 @@ class SheetParser(object):
             if values is None:
                 return None
             columns[c] = values
-        # tuples: every row goes through merge_repeated_rows, which makes it a list of its own
-        rows = zip(map(int, parts[0]), zip(*[repeat(None) if v is _NONE else v for v in columns]))
+        rows = ColumnRows(list(map(int, parts[0])), [None if v is _NONE else v for v in columns])
         if mask is not None:
             rows = list(rows)
             row_open = b"<" + p + b"row"
             shift = 0
-            for i, rn, xml in others:
-                try:
+            # formulas noted only once the chunk is done this way (else the row-by-row parse
+            # notes them again), and the row number state left as it was if it is not
+            saved_note, saved_next = self.note, self.next_row
+            notes = []
+            self.note = lambda row, col, formula: notes.append((row, col, formula))
+            try:
+                for i, rn, xml in others:
                     got = list(self.rows(row_open + b' r="' + rn + b'">' + xml + row_close, 1, whole=True))
-                except Exception:  # noqa: BLE001 - idem: the chunk goes row by row, raising in order
-                    return None
-                if got:
-                    rows.insert(i + shift, got[0])
-                else:
-                    shift -= 1
+                    if got:
+                        rows.insert(i + shift, got[0])
+                    else:
+                        shift -= 1
+            except Exception:  # noqa: BLE001 - idem: the chunk goes row by row, raising in order
+                return None
+            finally:
+                self.note, self.next_row = saved_note, saved_next
+            for row, col, formula in notes:
+                self.note(row, col, formula)
         self.next_row = int(found[-1][0]) + 1
         if tail and b"mergeCell" in tail:
             self.merges.extend(merge_refs(tail))
@@ -492,6 +504,27 @@ class SheetParser(object):
 
 
 _NONE = object()
+
+
+class ColumnRows(object):
+    """The rows of a chunk ``_by_columns`` took whole, kept as columns until iterated: a worker
+    sends these (row numbers and one list per wanted column) instead of a tuple per row, which
+    is less to pickle and unpickle, and the rows are zipped in C where they are read."""
+    __slots__ = ("rnums", "columns")
+
+    def __init__(self, rnums, columns):
+        self.rnums = rnums
+        self.columns = columns       # one list per column up to the last wanted one; None: not built
+
+    def __iter__(self):
+        # tuples: every row goes through merge_repeated_rows, which makes it a list of its own
+        return zip(self.rnums, zip(*[repeat(None) if v is None else v for v in self.columns]))
+
+    def __getstate__(self):
+        return self.rnums, self.columns
+
+    def __setstate__(self, state):
+        self.rnums, self.columns = state
 
 
 def _row_template(p, wanted):
