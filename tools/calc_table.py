@@ -115,6 +115,9 @@ def calc(table, params, split=False):
     except ValueError as exc:
         raise ToolError(str(exc))
 
+    # only the grouped, summed and filtered columns are built from an xlsx sheet's rows
+    table.project([g[0].index for g in groups] + [m[0].index for m in metrics if m[0] is not None]
+                  + [c[0] for c in where.conditions])
     if split:
         buckets, used, filtered, skips, specs, stopped_at = split_pass.grouped(
             table, params, groups, metrics, where, include_totals, rt.deadline)

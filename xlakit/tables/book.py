@@ -395,6 +395,17 @@ class Table(object):
         except Exception:   # noqa: BLE001 - a total is a nicety; progress then counts without one
             return 0
 
+    def project(self, indexes):
+        """The caller of ``data_rows`` reads only the cells of columns ``indexes`` (0-based): a
+        reader that can build just those (the xlsx fast parser) is told so. ``data_rows`` itself
+        looks at the first three cells, so those are always kept; rows whose first three cells
+        are not all filled come whole (the reader sees to it). Not with merged cells in the data
+        (their filling reads the block's first cell, wherever it is)."""
+        project = getattr(self.book, "project", None)
+        if project is None or self.merged_data:
+            return
+        project(self.sheet_name, frozenset(i for i in indexes if i is not None and i >= 0) | {0, 1, 2})
+
     def _chain(self):
         """The rows read ahead for the header, then the rest (a C-level chain: no Python frame
         per row)."""

@@ -221,6 +221,9 @@ class Pivot(object):
         memo_ok = _MEMO_CLASSES
         bad_row, bad_col = self.row.bucketer, self.col.bucketer
         seen = 0
+        project = getattr(self.table, "project", None)
+        if project is not None:     # an xlsx reader then builds only these columns (same answer)
+            project([ridx, cidx, vidx] + [c[0] for c in (self.where.conditions if self.where is not None else [])])
         for rownum, values in self.table.data_rows(include_totals=self.include_totals):
             seen += 1
             if deadline is not None and not seen & 0x3FF and deadline.remaining() < STOP_MARGIN:

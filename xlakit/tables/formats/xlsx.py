@@ -83,6 +83,7 @@ class XlsxBook(BaseBook):
         self._workers = []              # live xlsx_parallel workers (ended by close())
         self._early = {}                # sheet index -> (parser, row end tag, worker) started by merges()
         self._rows_started = set()      # sheet indexes whose rows were (being) read
+        self._parsers = {}              # sheet index -> the fast parser reading its rows (see project)
         self.fallback_reason = None     # why the fast parser gave up on a sheet, if it did
         try:
             self._load_workbook()
@@ -249,12 +250,14 @@ class XlsxBook(BaseBook):
         early = self._early.pop(info.index, None)
         if early is not None and max_rows is None:
             parser, boundary, worker = early
+            self._parsers[info.index] = parser
             yield from parallel_rows(self, self.path, member, boundary, parser, worker)
         else:
             if early is not None:
                 early[2].close()
                 self._workers.remove(early[2])
             parser, boundary = self._sheet_parser(info, member)
+            self._parsers[info.index] = parser
             if self._quotes.get(info.index):
                 for n, chunk in enumerate(self._chunks(member, boundary)):
                     yield from parser.rows(double_quoted(chunk), n)
@@ -264,6 +267,22 @@ class XlsxBook(BaseBook):
                 for n, chunk in enumerate(self._chunks(member, boundary)):
                     yield from parser.rows(chunk, n)
         self._merge_cache[info.index] = _dedupe(parser.merges)
+
+    def project(self, name, columns):
+        """The consumer of the rows being read needs only ``columns`` (0-based, holding 0-2): the
+        fast parser, and the worker's copy, build only those cells from the next chunk on where
+        that gives the same answer (``SheetParser.rows``). ``XLA_XLSX_PROJECT=0`` turns it off."""
+        if os.environ.get("XLA_XLSX_PROJECT", "").strip() == "0":
+            return
+        info, member = self._part(name)
+        parser = self._parsers.get(info.index) if info is not None else None
+        if parser is None:
+            return
+        parser.project(columns)
+        if parser.wanted is not None:
+            for worker in self._workers:
+                if worker.member == member:
+                    worker.project(parser.wanted)
 
     def _start_early(self, info, member):
         """Before the merges scan of a big sheet (``Table`` asks for merges before the first row):

@@ -41,6 +41,7 @@ from .xlsx_sheet import member_chunks
 MIN_PARALLEL_BYTES = 8 << 20        # ~25k rows of a 10-column ledger; below this one core is quicker
 LOCK_WAIT = 10.0                    # seconds
 QUEUED = 24                         # answers a worker may hold for the reader (~150-400 KB each)
+WANTED_BYTES = 1024                 # room for the projected column list (~200 columns)
 PIPE_BYTES = 1 << 20                # Linux's default cap for an unprivileged pipe (fs/pipe-max-size)
 
 
@@ -67,8 +68,10 @@ class _Worker(object):
     def __init__(self, path, member, boundary, parser):
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
+        self.member = member
         self.lock = ctx.Lock()
         self.counter = ctx.RawValue("q", 0)
+        self.wanted = ctx.RawArray("c", WANTED_BYTES)    # the projected columns, "0,1,2,7" (see project)
         self.recv_end, send_end = ctx.Pipe(duplex=False)
         _widen(send_end)
         for stream in (sys.stdout, sys.stderr):
@@ -77,7 +80,7 @@ class _Worker(object):
             except (AttributeError, OSError, ValueError):
                 pass
         self.proc = ctx.Process(target=_work, args=(path, member, boundary, parser, self.lock, self.counter,
-                                                    send_end, self.recv_end), daemon=True)
+                                                    self.wanted, send_end, self.recv_end), daemon=True)
         self.proc.start()
         send_end.close()
         self.alive = True
@@ -93,6 +96,17 @@ class _Worker(object):
                 return False
             self.counter.value = k + 1
             return True
+        finally:
+            self.lock.release()
+
+    def project(self, columns):
+        """Tell the worker the consumer needs only ``columns`` (``SheetParser.project``); it
+        takes them up at its next claim, under the lock. Too many to write down: it builds all."""
+        text = ",".join(str(c) for c in sorted(columns)).encode("ascii")
+        if len(text) >= WANTED_BYTES or not self.lock.acquire(timeout=LOCK_WAIT):
+            return
+        try:
+            self.wanted.value = text
         finally:
             self.lock.release()
 
@@ -148,7 +162,7 @@ def _widen(conn):
         pass
 
 
-def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
+def _work(path, member, boundary, parser, lock, counter, wanted, conn, parent_end):
     """The worker: inflate the member, parse the chunks it claims, send each answer in order.
     Answers wait in a bounded queue (``QUEUED`` chunks) for a sender thread, so the worker keeps
     parsing while the reader is busy elsewhere (e.g. its scan for merges before the first row)."""
@@ -176,6 +190,8 @@ def _work(path, member, boundary, parser, lock, counter, conn, parent_end):
         with lock:
             k = counter.value
             counter.value = k + 1
+            if parser.wanted is None and wanted.value:
+                parser.project(int(c) for c in wanted.value.split(b","))
             return k
 
     want = claim()

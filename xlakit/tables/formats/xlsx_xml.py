@@ -240,6 +240,32 @@ def _cell_regex(p):
     return _compiled[p]
 
 
+def _projected_regex(p, columns):
+    """:func:`_cell_regex` matching only the cells of ``columns`` (0-based) that carry ``r=`` as
+    their first attribute (same groups; group 1 always set). ``<c r="`` is only ever a cell's
+    start (cell text never holds a raw ``<``), so the other cells are skipped over in C."""
+    key = (p, columns)
+    rx = _compiled.get(key)
+    if rx is None:
+        e = re.escape(p)
+        letters = b"|".join(sorted((_col_letters(c) for c in columns), key=lambda b: (-len(b), b)))
+        rx = _compiled[key] = re.compile(
+            rb"<" + e + rb'c r="(' + letters + rb')\d*"([^>]*)>'
+            rb"(?:(?<!/>)(?:<" + e + rb"v>([^<]*)</" + e + rb"v></" + e + rb"c>"
+            rb"|<" + e + rb"is><" + e + rb"t>([^<]*)</" + e + rb"t></" + e + rb"is></" + e + rb"c>"
+            rb"|(.*?)</" + e + rb"c>))?", re.S)
+    return rx
+
+
+def _col_letters(index):
+    """0-based column -> b"A", b"AA"…"""
+    out = b""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = bytes([65 + rem]) + out
+    return out
+
 
 _V_RE_CACHE = {}
 
