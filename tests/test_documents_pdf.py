@@ -216,6 +216,15 @@ def test_cff_subset_fonts_with_their_own_encoding_read_by_the_dictionary(run):
     assert not data.get("warnings"), data
 
 
+def test_form_xobjects_drawn_twice_are_read_twice(run):
+    """Issue 36, pdfminer's issue-1113 sample: pypdf reports a form's text in the form's own space,
+    so a label form stamped at two places, and two forms that draw each other (the loop refused
+    after one round), read as fake-bold copies and lost their second drawing. Both peers read
+    each twice; so do we."""
+    text = read(run, os.path.join(DOCS, "forms.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "PAID", "PAID", "Hello world", "Hello world"], text
+
+
 def test_word_gaps_pypdf_loses_are_spaces_again(run):
     """Issue 36.4 (pdfplumber's issue-598 sample, an IRS form among pdfminer's): a Type0 font with
     no space glyph spaced by TJ offsets (English in a Chinese PDF), a form drawn row by row across
