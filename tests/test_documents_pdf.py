@@ -161,9 +161,68 @@ def test_a_text_layer_that_reads_as_garbage_is_not_shown_as_right(run):
     fixtures (CJK, kana, Hangul, accents) raise no such warning."""
     data = read(run, os.path.join(DOCS, "garbled.pdf"))
     assert any("乱码" in w and "第 1 页" in w for w in data.get("warnings", [])), data
-    for name in ("cidfonts.pdf", "cjk_cmaps.pdf", "accents.pdf", "glyphs_chinese.pdf", "report.pdf", "toc.pdf"):
+    for name in ("cidfonts.pdf", "cjk_cmaps.pdf", "accents.pdf", "glyphs_chinese.pdf", "glyphs_czech.pdf", "report.pdf",
+                 "toc.pdf", "word_gaps.pdf", "type1_encoding.pdf", "senate_cut.pdf"):
         other = read(run, os.path.join(DOCS, name))
         assert not any("乱码" in w for w in other.get("warnings", [])), name
+
+
+def test_latin_text_decoded_through_the_wrong_table_is_not_shown_as_right(run):
+    """Issue 36: English whose map gives each character the code minus 29 ("3D\\PHQW LV GXH" for
+    "Payment is due") is made of ordinary letters, so the CJK signs saw nothing; too few vowels in
+    capitals now say the page is not to be trusted."""
+    data = read(run, os.path.join(DOCS, "garbled_latin.pdf"))
+    assert data["text"].startswith("【第 1 页】\n3D\\PHQW LV GXH"), data["text"]
+    assert any("乱码" in w and "第 1 页" in w for w in data.get("warnings", [])), data
+
+
+def test_latin_garble_signs():
+    """latin_garble on strings: real European text (Czech consonant strings in lower case,
+    camelCase, part numbers) passes; the minus-29 shift, a substitution with capitals in mid-word
+    and digit-studded words do not."""
+    from xlakit.documents.latin_garble import garbled
+    czech = "Příliš žluťoučký kůň úpěl ďábelské ódy. Čtvrtý čtverec a strč prst skrz krk. Peněžní prostředky. " * 3
+    english = ("The iPhone and PowerPoint files from McDonald's were sent as PDFs with part numbers "
+               "A4-220, H2O, COVID-19 and DHAW20190001 to the accounts office in writing. ") * 3
+    assert not garbled(czech) and not garbled(english)
+    shifted = "".join(chr(ord(c) - 29) if c.isalpha() else c for c in english)
+    assert garbled(shifted)
+    assert garbled("o(hô..i.p3xSTRxtT3xR2tTOR /xNhyM/TTw2W 9nhmmmimm02vxS0/TxV2tORR2SPON32NTSMxTwh/0V/ROR "
+                   "n9hnnnimp02vxS0/TxV2tORR2SPON32NTTOyU0in1/N3uROM/UvinnTO/Uvinô/RM2Rh32R2z/")
+    assert not garbled("DOCUMENT NO. DATE PAYEE NAME")          # too little to judge
+
+
+def test_type1_font_program_encoding_does_not_override_the_dictionary(run):
+    """Issue 36: a simple Type1 font whose embedded program has an encoding of its own. The
+    dictionary's /WinAnsiEncoding wins (pypdf read the program's: "aétt€eCf,Hle1€1fte2o"); with
+    /Differences and no /BaseEncoding the program is the base and the Differences win (pypdf:
+    "Tax Q5 net"); with no /Encoding the program's own (uniXXXX names) is used."""
+    data = read(run, os.path.join(DOCS, "type1_encoding.pdf"))
+    assert data["text"].split("\n") == ["【第 1 页】", "Hello Café, total €12", "Tax €5 net", "Café 中文"]
+    assert not data.get("warnings"), data
+
+
+def test_cff_subset_fonts_with_their_own_encoding_read_by_the_dictionary(run):
+    """Issue 36, pdfplumber's senate-expenditures.pdf (cut): CFF subset fonts whose dictionaries
+    say /MacRomanEncoding. pypdf reads the programs' encodings whenever fontTools is importable
+    (a user's Python with matplotlib has it) and printed "/xNhyM/TTw2W" for "BAIN, J MATTHEW".
+    Run with this interpreter, which has fontTools when the test environment does."""
+    import sys
+    result = run("read_document", {"path": os.path.join(DOCS, "senate_cut.pdf")}, python=sys.executable)
+    data = ok(result)
+    lines = data["text"].split("\n")
+    assert "BAIN, J MATTHEW" in lines and "VELEZ-GREEN, ALEXANDER J" in lines, lines
+    assert lines[1].startswith("DOCUMENT NO. PAYEE NAME"), lines
+    assert not data.get("warnings"), data
+
+
+def test_form_xobjects_drawn_twice_are_read_twice(run):
+    """Issue 36, pdfminer's issue-1113 sample: pypdf reports a form's text in the form's own space,
+    so a label form stamped at two places, and two forms that draw each other (the loop refused
+    after one round), read as fake-bold copies and lost their second drawing. Both peers read
+    each twice; so do we."""
+    text = read(run, os.path.join(DOCS, "forms.pdf"))["text"]
+    assert text.split("\n") == ["【第 1 页】", "PAID", "PAID", "Hello world", "Hello world"], text
 
 
 def test_word_gaps_pypdf_loses_are_spaces_again(run):

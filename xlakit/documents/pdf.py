@@ -49,8 +49,9 @@ def _open(path, password=None):
         raise FormatError(str(exc))
     import logging
     logging.getLogger("pypdf").setLevel(logging.ERROR)   # its warnings go to stderr otherwise
-    from .pdf_cmaps import install
-    install()                                            # the CJK CMaps pypdf lacks (EUC-JP, JIS, ...)
+    from . import pdf_cmaps, pdf_type1
+    pdf_cmaps.install()                                  # the CJK CMaps pypdf lacks (EUC-JP, JIS, ...)
+    pdf_type1.install()                                  # a Type1 font dictionary's /Encoding wins
     try:
         reader = pypdf.PdfReader(path, strict=False)
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types for damaged files

@@ -239,11 +239,16 @@ def garbled(text):
     missing or wrong and that nothing here could repair)? Then the text must not be shown as if
     it were right. Two signs: many characters real text almost never holds (``_odd``), or
     letters of three or more scripts besides Latin and CJK (real pages use one or two: a Thai,
-    Hindi or Arabic page is one script; glyph numbers land all over the plane)."""
+    Hindi or Arabic page is one script; glyph numbers land all over the plane). Latin letters
+    decoded through the wrong table are judged by ``latin_garble`` (too few vowels, capitals in
+    mid-word, digits between letters)."""
     import unicodedata
+    from .latin_garble import garbled as latin_garbled
     chars = [c for c in text if not c.isspace()]
     if len(chars) < 10:
         return False
+    if latin_garbled(text):
+        return True
     if sum(1 for c in chars if _odd(c)) >= 0.3 * len(chars):
         return True
     scripts, other = set(), 0

@@ -72,13 +72,61 @@ def page_text(page):
     return unicodedata.normalize("NFC", _accents(_page_text(page)))
 
 
+def _times(a, b):
+    """The affine matrix ``a`` then ``b`` (PDF's row-vector order, as ``a b cm`` nests)."""
+    return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
+            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5]]
+
+
+class _Forms:
+    """Where each form XObject is drawn, so pieces inside forms get page positions.
+
+    Why: pypdf extracts a form's text with a fresh matrix, so the visitor reports its pieces in the
+    form's own space. The same form drawn twice (a label or a header stamped at two places, or
+    pdfminer's issue-1113 sample, two forms that draw each other) then reports the same text at the
+    same spot twice, and the fake-bold filter above dropped the second as a copy. The CTM at each
+    ``Do`` is kept on a stack: it takes effect at the form's first operator (pypdf first reports
+    the text pending before the ``Do`` in the outer space) and ends with the ``Do``; an image, an
+    empty form, or one pypdf skips as a loop (its guard stays) never gets as far as an operator.
+    A form's own /Matrix is not applied (pypdf does not say which form it is; it is nearly always
+    the identity), which only matters for the positions, not the text."""
+
+    def __init__(self):
+        self.stack, self.pending = [], None
+
+    def before(self, operator, operands, cm, tm):
+        if self.pending is not None:
+            self.stack.append(self.pending)
+            self.pending = None
+        if operator == b"Do":
+            try:
+                here = [float(v) for v in cm]
+                self.pending = _times(here, self.stack[-1]) if self.stack else here
+            except (TypeError, ValueError, IndexError):
+                self.pending = self.stack[-1] if self.stack else None
+
+    def after(self, operator, operands, cm, tm):
+        if operator != b"Do":
+            return
+        if self.pending is not None:        # never entered: an image, an empty or a skipped form
+            self.pending = None
+        elif self.stack:
+            self.stack.pop()
+
+    def on_page(self, cm):
+        return _times(cm, self.stack[-1]) if self.stack else cm
+
+
 def _page_text(page):
     pieces = []
 
     fonts = {}
+    forms = _Forms()
 
     def visit(text, cm, tm, font, size):
         try:
+            cm = forms.on_page([float(v) for v in cm])
             pos = _position(cm, tm)
             scale = max(abs(cm[0]), abs(cm[3]), 1e-6) * max(abs(tm[0]), abs(tm[3]), 1e-6)
             pieces.append((text, pos, max(1.0, 0.12 * (size or 0) * scale), (size or 0) * scale,
@@ -88,7 +136,8 @@ def _page_text(page):
 
     prepare(page)
     strip_copies(page)          # copies inside one line, which pypdf would join into one piece
-    text = page.extract_text(visitor_text=visit) or ""
+    text = page.extract_text(visitor_text=visit, visitor_operand_before=forms.before,
+                             visitor_operand_after=forms.after) or ""
     if not pieces or "".join(p[0] for p in pieces) != text:
         return text
     kept, recent, dropped = [], [], 0
